@@ -1,0 +1,174 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { pino, type Logger } from 'pino';
+import type { FastifyInstance } from 'fastify';
+import type { GatewayConfig } from './config/config.schema.ts';
+import { PROJECT_ROOT } from './config/load-config.ts';
+import { GatewayError } from './core/gateway-error.ts';
+import type { IntakePort } from './channels/envelope.ts';
+import { FolderInboxWatcher, FolderOutbox, ensureCounterpartyFolders, type FolderCounterparty } from './channels/folder.channel.ts';
+import type { Database } from './ledger/database.ts';
+import { migrate } from './ledger/migrate.ts';
+import { openPostgresDatabase } from './ledger/postgres.database.ts';
+import { openPgliteDatabase } from './ledger/pglite.database.ts';
+import { seedDemoData } from './ledger/demo-data.ts';
+import { Catalogue } from './messages/catalogue.ts';
+import { SchemaRegistry } from './messages/schema-registry.ts';
+import { createIntake } from './pipeline/intake.ts';
+import { startEmbeddedRedis, type EmbeddedRedis } from './pipeline/embedded-redis.ts';
+import { InlineScheduler } from './pipeline/inline-scheduler.ts';
+import { PipelineQueues, connectRedis } from './pipeline/queues.ts';
+import { startReconciler } from './pipeline/reconciler.ts';
+import { startStageWorker } from './pipeline/stage.worker.ts';
+import { validateMessage } from './pipeline/validate.stage.ts';
+import { applyMessage } from './pipeline/apply.stage.ts';
+import { deliverResponse } from './pipeline/deliver.stage.ts';
+import type { Counterparty, PipelineDeps } from './pipeline/pipeline-deps.ts';
+import { buildHttpServer } from './http/server.ts';
+
+/**
+ * The composition root: the one place that builds adapters and wires them together.
+ * A role decides what runs — `api` (HTTP), `worker` (queue consumers and the
+ * reconciler), `watch` (counterparty folders) — and `start` is all three in one
+ * process. `inline` runs the pipeline without queues, in the caller's process
+ * (`submit` when no gateway is running).
+ */
+export type Role = 'api' | 'worker' | 'watch';
+
+export interface GatewayOptions {
+  readonly roles: readonly Role[];
+  /** Run stages in-process instead of through BullMQ (no Redis needed). */
+  readonly inline?: boolean;
+  readonly log?: Logger;
+  readonly clock?: () => Date;
+  /** A database opened by the caller (tests); otherwise one is opened from the config. */
+  readonly db?: Database;
+}
+
+export interface Gateway {
+  readonly config: Readonly<GatewayConfig>;
+  readonly deps: PipelineDeps;
+  readonly intake: IntakePort;
+  readonly queues: PipelineQueues | undefined;
+  readonly http: FastifyInstance | undefined;
+  readonly folders: ReadonlyMap<string, string>;
+  readonly log: Logger;
+  close(): Promise<void>;
+}
+
+export async function openGateway(config: Readonly<GatewayConfig>, options: GatewayOptions): Promise<Gateway> {
+  const log = options.log ?? pino({ level: config.logLevel });
+  const dataDir = resolve(config.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const closers: (() => Promise<unknown>)[] = [];
+  const close = async () => {
+    for (const closer of closers.reverse()) await closer().catch((error: unknown) => log.warn({ err: error }, 'error while closing'));
+  };
+  try {
+    const db = options.db ?? (await openDatabase(config, dataDir));
+    if (!options.db) closers.push(() => db.close());
+    await migrate(db);
+    if (config.demo) await seedDemoData(db);
+
+    const catalogue = new Catalogue();
+    const counterparties = buildCounterparties(config, catalogue);
+    const folders = new Map(config.counterparties.map((c) => [c.id, resolve(c.folder ?? join(dataDir, 'counterparties', c.id))]));
+    const folderList: FolderCounterparty[] = [...folders].map(([id, folder]) => ({ id, folder }));
+    await Promise.all(folderList.map((c) => ensureCounterpartyFolders(c.folder)));
+    const outbox = new FolderOutbox(folderList);
+
+    let queues: PipelineQueues | undefined;
+    let redis: Redis | undefined;
+    const inline = new InlineScheduler();
+    if (!options.inline) {
+      const redisUrl = config.redisUrl ?? (await embeddedRedis(dataDir, closers));
+      redis = connectRedis(redisUrl);
+      const connection = redis;
+      closers.push(() => connection.quit());
+      queues = new PipelineQueues(redis, {
+        redisUrl, prefix: config.queuePrefix, attempts: config.workers.attempts, backoffMs: config.workers.backoffMs,
+      });
+      const opened = queues;
+      closers.push(() => opened.close());
+    }
+
+    const deps: PipelineDeps = {
+      db,
+      catalogue,
+      schemas: SchemaRegistry.load(join(PROJECT_ROOT, 'schemas')),
+      counterparties,
+      limits: config.limits,
+      rules: config.rules,
+      clock: options.clock ?? (() => new Date()),
+      outboundFor: () => outbox,
+      scheduler: queues ?? inline,
+      log,
+    };
+    inline.bind(deps);
+    const intake = createIntake(deps);
+
+    if (queues && redis && options.roles.includes('worker')) startWorkers(config, deps, redis, closers);
+
+    if (options.roles.includes('watch')) {
+      const watcher = new FolderInboxWatcher({
+        counterparties: folderList, intake, maxDocumentBytes: config.limits.maxDocumentBytes,
+        stableMs: config.folders.stableMs, pollIntervalMs: config.folders.pollIntervalMs, log,
+      });
+      await watcher.start();
+      closers.push(() => watcher.stop());
+    }
+
+    let http: FastifyInstance | undefined;
+    if (options.roles.includes('api')) {
+      http = await buildHttpServer({ config, deps, intake, queues, log });
+      const server = http;
+      closers.push(() => server.close());
+      await http.listen({ port: config.port, host: config.host });
+    }
+    return { config, deps, intake, queues, http, folders, log, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+function startWorkers(config: Readonly<GatewayConfig>, deps: PipelineDeps, redis: Redis, closers: (() => Promise<unknown>)[]) {
+  const common = { connection: redis, prefix: config.queuePrefix, db: deps.db, log: deps.log };
+  const workers: Worker[] = [
+    startStageWorker({ ...common, stage: 'validate', concurrency: config.workers.validateConcurrency, execute: (id) => validateMessage(deps, id) }),
+    startStageWorker({ ...common, stage: 'apply', concurrency: config.workers.applyConcurrency, execute: (id) => applyMessage(deps, id) }),
+    startStageWorker({ ...common, stage: 'deliver', concurrency: config.workers.deliverConcurrency, execute: (id) => deliverResponse(deps, id) }),
+  ];
+  // Closed first on shutdown (closers run in reverse): active jobs finish before the database goes.
+  const stopReconciler = startReconciler({
+    db: deps.db, scheduler: deps.scheduler, everyMs: config.workers.reconcileEveryMs, olderThanMs: config.workers.reconcileAfterMs, log: deps.log,
+  });
+  closers.push(() => stopReconciler());
+  closers.push(() => Promise.all(workers.map((worker) => worker.close())));
+}
+
+async function openDatabase(config: Readonly<GatewayConfig>, dataDir: string): Promise<Database> {
+  return config.databaseUrl ? openPostgresDatabase({ url: config.databaseUrl }) : openPgliteDatabase(join(dataDir, 'pglite'));
+}
+
+async function embeddedRedis(dataDir: string, closers: (() => Promise<unknown>)[]): Promise<string> {
+  const redis: EmbeddedRedis = await startEmbeddedRedis(dataDir);
+  closers.push(() => redis.stop());
+  return redis.url;
+}
+
+function buildCounterparties(config: Readonly<GatewayConfig>, catalogue: Catalogue): Map<string, Counterparty> {
+  const result = new Map<string, Counterparty>();
+  for (const [index, entry] of config.counterparties.entries()) {
+    let allowedTypes: Set<string>;
+    try {
+      allowedTypes = catalogue.expandAllowed(entry.messageTypes);
+    } catch (error) {
+      throw new GatewayError('CONFIG_INVALID', `counterparties.${index}.messageTypes: ${(error as Error).message}`);
+    }
+    result.set(entry.id, { id: entry.id, name: entry.name, organisationNumber: entry.organisationNumber, role: entry.role, allowedTypes });
+  }
+  return result;
+}

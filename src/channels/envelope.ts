@@ -1,0 +1,37 @@
+import type { ErrorCode } from '../core/error-codes.ts';
+
+/**
+ * What a channel hands to intake: who sent which bytes, by which way, under which
+ * external id (file name, Message-ID, SSEK TxId …). Channels never parse business XML.
+ */
+export interface Envelope {
+  /** The channel the document came by: 'folder', 'rest', 'cli', later 'sftp', 'mail', 'ssek'. */
+  readonly channel: string;
+  /** Configured counterparty id, as the channel authenticated it. */
+  readonly counterpartyId: string;
+  /** The sender's identity of this delivery; the same counterparty + external id twice is a duplicate. */
+  readonly externalId: string;
+  readonly receivedAt: Date;
+  /**
+   * The bytes, or a file the bytes are in. A file larger than the size limit is never
+   * read into memory: intake hashes it as a stream and records `setAsidePath`, where
+   * the channel promises to keep it.
+   */
+  readonly content: { readonly bytes: Uint8Array } | { readonly path: string; readonly setAsidePath: string };
+  /** Channel facts kept with the message (file name, reply address …). */
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+/** Intake's answer, given only after the message is durably recorded. */
+export interface IntakeReceipt {
+  readonly messageId: string;
+  /** received: queued for processing; duplicate / rejected: answered at once, not processed. */
+  readonly status: 'received' | 'duplicate' | 'rejected';
+  readonly duplicateOf?: string;
+  readonly errorCode?: ErrorCode;
+}
+
+/** The only door into the gateway. */
+export interface IntakePort {
+  receive(envelope: Envelope): Promise<IntakeReceipt>;
+}

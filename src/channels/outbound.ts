@@ -1,0 +1,25 @@
+/**
+ * The port the deliver stage sends responses and outgoing documents through. Each
+ * channel that can answer (folder outbox, remote SFTP, SMTP, SSEK push) implements it.
+ * Delivery is at-least-once: the file name is deterministic, so a repeat overwrites
+ * the same file instead of adding a second one.
+ */
+export interface OutgoingDocument {
+  /** The message this document answers (or the outgoing document's own id). */
+  readonly messageId: string;
+  readonly counterpartyId: string;
+  /** Root element of the document, e.g. ChangeFeeResponse. */
+  readonly documentType: string;
+  /** Deterministic file name, e.g. salary-2026-11.01J…SalaryAdjustmentResponse.xml. */
+  readonly fileName: string;
+  readonly body: string;
+  /** The request's channel metadata (file name, Message-ID …), for threading a reply. */
+  readonly requestMetadata: Readonly<Record<string, unknown>>;
+}
+
+export interface OutboundChannel {
+  /** Channel name as used in delivery records and routes: 'folder', 'sftp', 'mail' … */
+  readonly name: string;
+  /** Delivers the document; resolves with where it went, throws when it could not. */
+  deliver(document: OutgoingDocument): Promise<{ target: string }>;
+}

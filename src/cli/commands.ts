@@ -1,0 +1,190 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { pino } from 'pino';
+import { openGateway, type Gateway, type Role } from '../app.ts';
+import { loadConfig } from '../config/load-config.ts';
+import type { GatewayConfig } from '../config/config.schema.ts';
+import { GatewayError } from '../core/gateway-error.ts';
+import { getMessage, listEvents, listMessages, type MessageFilter, type MessageStatus, type StoredMessage } from '../ledger/messages.repository.ts';
+import { getResponse, listDeliveries } from '../ledger/responses.repository.ts';
+import { migrate } from '../ledger/migrate.ts';
+import { replayMessage } from '../pipeline/replay.ts';
+import { dropDemoSample } from './demo-sample.ts';
+import { GatewayClient } from './gateway-client.ts';
+import { EXIT, table } from './output.ts';
+
+/**
+ * What each command does. Commands that read or change the store work in-process on
+ * the configured database; `submit` hands the document to a running gateway over its
+ * staff API when one answers, and otherwise runs the pipeline in-process.
+ */
+interface GlobalOptions {
+  config?: string;
+}
+
+function config(options: GlobalOptions): Readonly<GatewayConfig> {
+  return loadConfig(options.config ? { file: options.config } : {});
+}
+
+export async function runStart(options: GlobalOptions, roles: readonly Role[]): Promise<void> {
+  const settings = config(options);
+  const gateway = await openGateway(settings, { roles });
+  const log = gateway.log;
+  log.info(
+    { roles, port: roles.includes('api') ? settings.port : undefined, database: gateway.deps.db.kind, counterparties: [...gateway.folders.keys()] },
+    'depot-gateway is running',
+  );
+  if (settings.demo && roles.includes('watch')) await dropDemoSample(gateway);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping: finishing active jobs');
+    gateway.close().then(
+      () => process.exit(EXIT.ok),
+      () => process.exit(EXIT.usage),
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+export async function runMigrate(options: GlobalOptions): Promise<void> {
+  await withStore(options, async (gateway) => {
+    const applied = await migrate(gateway.deps.db);
+    process.stdout.write(applied.length ? `applied migrations ${applied.join(', ')}\n` : 'database is up to date\n');
+  });
+}
+
+interface SubmitOptions {
+  from: string;
+  wait: boolean;
+  timeout: string;
+  json?: boolean;
+}
+
+export async function runSubmit(options: GlobalOptions, file: string, submit: SubmitOptions): Promise<void> {
+  const settings = config(options);
+  const bytes = await readFile(file).catch((error: Error) => {
+    throw new GatewayError('MESSAGE_NOT_FOUND', `cannot read ${file}: ${error.message}`);
+  });
+  const name = basename(file);
+  const client = new GatewayClient(settings);
+  if (await client.isRunning()) {
+    const receipt = await client.submit(submit.from, name, bytes);
+    if (!submit.wait) return void printJson(receipt);
+    const outcome = await client.waitForOutcome(receipt.messageId, Number(submit.timeout) * 1000);
+    return finishSubmit(submit, receipt, outcome.message, outcome.response);
+  }
+  const gateway = await openGateway(settings, { roles: [], inline: true, log: pino({ level: 'warn' }) });
+  try {
+    const receipt = await gateway.intake.receive({
+      channel: 'cli', counterpartyId: submit.from, externalId: name, receivedAt: new Date(), content: { bytes }, metadata: { fileName: name },
+    });
+    const message = await getMessage(gateway.deps.db, receipt.messageId);
+    const response = await getResponse(gateway.deps.db, receipt.messageId);
+    finishSubmit(submit, receipt, message, response?.body);
+  } finally {
+    await gateway.close();
+  }
+}
+
+function finishSubmit(submit: SubmitOptions, receipt: object, message: StoredMessage | Pick<StoredMessage, 'status' | 'outcome'> | undefined, body: string | undefined): void {
+  if (submit.json) printJson({ ...receipt, status: message?.status, outcome: message?.outcome });
+  else if (body) process.stdout.write(body);
+  if (!message || !body) throw new GatewayError('INTERNAL_ERROR', 'the document was recorded but has no outcome yet');
+  process.exitCode = message.outcome === 'accepted' || message.outcome === 'partially_accepted' ? EXIT.ok : EXIT.rejected;
+}
+
+export async function runReplay(options: GlobalOptions, id: string): Promise<void> {
+  const settings = config(options);
+  const client = new GatewayClient(settings);
+  if (await client.isRunning()) {
+    printJson(await client.replay(id));
+    return;
+  }
+  const gateway = await openGateway(settings, { roles: [], inline: true, log: pino({ level: 'warn' }) });
+  try {
+    const stage = await replayMessage(gateway.deps.db, gateway.deps.scheduler, id);
+    printJson({ messageId: id, replayedFrom: stage, status: (await getMessage(gateway.deps.db, id))?.status });
+  } finally {
+    await gateway.close();
+  }
+}
+
+interface ListOptions {
+  status?: MessageStatus;
+  counterparty?: string;
+  type?: string;
+  limit: string;
+  json?: boolean;
+}
+
+export async function runMessagesList(options: GlobalOptions, list: ListOptions): Promise<void> {
+  const filter: MessageFilter = {
+    ...(list.status ? { status: list.status } : {}), ...(list.counterparty ? { counterpartyId: list.counterparty } : {}),
+    ...(list.type ? { messageType: list.type } : {}), limit: Number(list.limit),
+  };
+  const messages = await readStore(options, (gateway) => listMessages(gateway.deps.db, filter), (client) => client.list(filter));
+  if (list.json) {
+    for (const message of messages) printJson(summary(message));
+    return;
+  }
+  const rows = messages.map((m) => [m.id, new Date(m.receivedAt).toISOString(), m.counterpartyId, m.messageType ?? '-', m.status, m.outcome ?? '-', m.errorCode ?? '']);
+  process.stdout.write(table([['ID', 'RECEIVED', 'COUNTERPARTY', 'TYPE', 'STATUS', 'OUTCOME', 'CODE'], ...rows]));
+}
+
+export async function runMessagesShow(options: GlobalOptions, id: string, show: { json?: boolean }): Promise<void> {
+  const detail = await readStore(
+    options,
+    async (gateway) => {
+      const message = await getMessage(gateway.deps.db, id);
+      if (!message) return undefined;
+      return { message, events: await listEvents(gateway.deps.db, id), deliveries: await listDeliveries(gateway.deps.db, id) };
+    },
+    (client) => client.show(id),
+  );
+  if (!detail) throw new GatewayError('MESSAGE_NOT_FOUND', id);
+  if (show.json) return void printJson(detail);
+  const { message } = detail;
+  process.stdout.write(
+    `${message.id}  ${message.messageType ?? '(type unknown)'} from ${message.counterpartyId} by ${message.channel} (${message.externalId})\n` +
+      `status ${message.status}${message.outcome ? `, ${message.outcome}` : ''}${message.errorCode ? `, ${message.errorCode}` : ''}${message.duplicateOf ? `, duplicate of ${message.duplicateOf}` : ''}\n` +
+      `${message.sizeBytes} bytes, sha256 ${message.sha256}\n\nhistory:\n` +
+      detail.events.map((e) => `  ${new Date(e.at).toISOString()}  ${e.status.padEnd(10)} ${e.reason ?? ''}\n`).join('') +
+      `deliveries:\n` +
+      (detail.deliveries.map((d) => `  ${new Date(d.at).toISOString()}  ${d.outcome.padEnd(10)} ${d.channel} ${d.target ?? d.error ?? ''}\n`).join('') || '  (none)\n'),
+  );
+}
+
+export async function runMessagesResponse(options: GlobalOptions, id: string): Promise<void> {
+  const body = await readStore(options, async (gateway) => (await getResponse(gateway.deps.db, id))?.body, (client) => client.response(id));
+  if (!body) throw new GatewayError('MESSAGE_NOT_FOUND', `${id} has no response`);
+  process.stdout.write(body);
+}
+
+function summary(message: StoredMessage) {
+  const { id, counterpartyId, channel, externalId, messageType, status, outcome, errorCode, duplicateOf, receivedAt } = message;
+  return { id, counterparty: counterpartyId, channel, externalId, type: messageType, status, outcome, errorCode, duplicateOf, receivedAt };
+}
+
+/** Reads through the running gateway's API when it answers (the embedded database is then in use), else in-process. */
+async function readStore<T>(options: GlobalOptions, local: (gateway: Gateway) => Promise<T>, remote: (client: GatewayClient) => Promise<T>): Promise<T> {
+  const settings = config(options);
+  const client = new GatewayClient(settings);
+  if (await client.isRunning()) return remote(client);
+  return withStore(options, local);
+}
+
+async function withStore<T>(options: GlobalOptions, work: (gateway: Gateway) => Promise<T>): Promise<T> {
+  const gateway = await openGateway(config(options), { roles: [], inline: true, log: pino({ level: 'warn' }) });
+  try {
+    return await work(gateway);
+  } finally {
+    await gateway.close();
+  }
+}
+
+function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}

@@ -1,0 +1,96 @@
+import type { GatewayConfig } from '../config/config.schema.ts';
+import { GatewayError } from '../core/gateway-error.ts';
+import { isErrorCode } from '../core/error-codes.ts';
+import type { IntakeReceipt } from '../channels/envelope.ts';
+import type { MessageEvent, MessageFilter, StoredMessage } from '../ledger/messages.repository.ts';
+
+/**
+ * The CLI's client of a running gateway's staff API (same host and port as the
+ * configuration, first staff user's credentials). Used when the gateway is up, so the
+ * CLI never opens an embedded database that the gateway holds.
+ */
+export interface MessageDetail {
+  readonly message: StoredMessage;
+  readonly events: readonly MessageEvent[];
+  readonly deliveries: readonly { channel: string; target: string | null; outcome: string; error: string | null; at: Date }[];
+}
+
+const TERMINAL = new Set(['applied', 'rejected', 'duplicate', 'dead']);
+
+export class GatewayClient {
+  private readonly base: string;
+  private readonly authorization: string | undefined;
+
+  constructor(config: Readonly<GatewayConfig>) {
+    const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+    this.base = `http://${host}:${config.port}`;
+    const user = config.staff.users[0];
+    this.authorization = user ? `Basic ${Buffer.from(`${user.username}:${user.password}`).toString('base64')}` : undefined;
+  }
+
+  async isRunning(): Promise<boolean> {
+    try {
+      const response = await fetch(`${this.base}/healthz`, { signal: AbortSignal.timeout(1000) });
+      return response.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  submit(from: string, name: string, bytes: Uint8Array): Promise<IntakeReceipt> {
+    const query = new URLSearchParams({ from, name });
+    return this.request(`/api/messages?${query}`, { method: 'POST', body: Buffer.from(bytes), headers: { 'content-type': 'application/xml' } });
+  }
+
+  async waitForOutcome(messageId: string, timeoutMs: number): Promise<{ message: StoredMessage; response: string | undefined }> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { message } = await this.show(messageId);
+      if (TERMINAL.has(message.status)) {
+        const response = message.status === 'dead' ? undefined : await this.response(messageId).catch(() => undefined);
+        if (response || message.status === 'dead') return { message, response };
+      }
+      if (Date.now() > deadline) throw new GatewayError('INTERNAL_ERROR', `no outcome for ${messageId} within ${timeoutMs / 1000} s; it is ${message.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  show(id: string): Promise<MessageDetail> {
+    return this.request(`/api/messages/${encodeURIComponent(id)}`);
+  }
+
+  async list(filter: MessageFilter): Promise<StoredMessage[]> {
+    const query = new URLSearchParams();
+    if (filter.status) query.set('status', filter.status);
+    if (filter.counterpartyId) query.set('counterparty', filter.counterpartyId);
+    if (filter.messageType) query.set('type', filter.messageType);
+    if (filter.limit) query.set('limit', String(filter.limit));
+    return (await this.request<{ messages: StoredMessage[] }>(`/api/messages?${query}`)).messages;
+  }
+
+  async response(id: string): Promise<string> {
+    const response = await fetch(`${this.base}/api/messages/${encodeURIComponent(id)}/response`, { headers: this.headers() });
+    if (!response.ok) throw await toError(response);
+    return response.text();
+  }
+
+  replay(id: string): Promise<unknown> {
+    return this.request(`/api/messages/${encodeURIComponent(id)}/replay`, { method: 'POST' });
+  }
+
+  private async request<T>(path: string, init: RequestInit = {}): Promise<T> {
+    const response = await fetch(`${this.base}${path}`, { ...init, headers: { ...this.headers(), ...(init.headers as Record<string, string>) } });
+    if (!response.ok) throw await toError(response);
+    return (await response.json()) as T;
+  }
+
+  private headers(): Record<string, string> {
+    return this.authorization ? { authorization: this.authorization } : {};
+  }
+}
+
+async function toError(response: Response): Promise<Error> {
+  const body = (await response.json().catch(() => ({}))) as { code?: string; message?: string };
+  if (body.code && isErrorCode(body.code)) return new GatewayError(body.code, body.message);
+  return new Error(`gateway answered ${response.status}: ${body.message ?? response.statusText}`);
+}

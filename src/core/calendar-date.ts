@@ -1,0 +1,26 @@
+/**
+ * Calendar dates as ISO strings (YYYY-MM-DD). They compare correctly as strings and
+ * never carry a time zone, which is what an effective date is.
+ */
+export type IsoDate = string;
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+export function isIsoDate(value: string): value is IsoDate {
+  return ISO_DATE.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
+}
+
+export function addDays(date: IsoDate, days: number): IsoDate {
+  const time = Date.parse(`${date}T00:00:00Z`) + days * 86_400_000;
+  return new Date(time).toISOString().slice(0, 10);
+}
+
+export function daysBetween(from: IsoDate, to: IsoDate): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
+/** Today's date in Europe/Stockholm, where the insurer's business day is. */
+export function stockholmDate(instant: Date): IsoDate {
+  return new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Stockholm', year: 'numeric', month: '2-digit', day: '2-digit' })
+    .format(instant);
+}

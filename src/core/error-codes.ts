@@ -1,0 +1,73 @@
+/**
+ * The one vocabulary of failures in depot-gateway. Every code a sender, an operator
+ * or a script can see is listed here with its meaning, the HTTP status it maps to at
+ * the edge and whether a retry can help. docs/errors.md documents the same table and
+ * a test keeps the two in step.
+ *
+ * - `document` codes reject a whole document; they are written into its response.
+ * - `item` codes reject one item of a document; the other items still apply.
+ * - `system` codes are failures of the gateway or its surroundings, never of the input.
+ */
+export type ErrorScope = 'document' | 'item' | 'system';
+
+export interface ErrorCodeInfo {
+  readonly scope: ErrorScope;
+  readonly httpStatus: number;
+  readonly retryable: boolean;
+  readonly message: string;
+}
+
+export const ERROR_CODES = {
+  // Intake: checked before a byte of XML is parsed.
+  DOCUMENT_EMPTY: { scope: 'document', httpStatus: 400, retryable: false, message: 'The document is empty.' },
+  DOCUMENT_TOO_LARGE: { scope: 'document', httpStatus: 413, retryable: false, message: 'The document is larger than the configured limit.' },
+  UNKNOWN_COUNTERPARTY: { scope: 'document', httpStatus: 403, retryable: false, message: 'The sender is not a configured counterparty.' },
+  DUPLICATE_DOCUMENT: { scope: 'document', httpStatus: 409, retryable: false, message: 'The document was already received (same external id or same content).' },
+
+  // XML gate: hostile or broken XML.
+  XML_ENCODING_INVALID: { scope: 'document', httpStatus: 400, retryable: false, message: 'The document is not valid UTF-8.' },
+  XML_DTD_FORBIDDEN: { scope: 'document', httpStatus: 400, retryable: false, message: 'Document type declarations (DTDs) are not accepted.' },
+  XML_EXTERNAL_ENTITY: { scope: 'document', httpStatus: 400, retryable: false, message: 'External entities are not accepted.' },
+  XML_ENTITY_EXPANSION: { scope: 'document', httpStatus: 400, retryable: false, message: 'Entity declarations are not accepted (entity expansion).' },
+  XML_TOO_DEEP: { scope: 'document', httpStatus: 400, retryable: false, message: 'The document nests elements deeper than the configured limit.' },
+  XML_MALFORMED: { scope: 'document', httpStatus: 400, retryable: false, message: 'The document is not well-formed XML.' },
+  UNKNOWN_DOCUMENT_TYPE: { scope: 'document', httpStatus: 400, retryable: false, message: 'The root element and namespace name no known document type.' },
+  MESSAGE_TYPE_NOT_ALLOWED: { scope: 'document', httpStatus: 403, retryable: false, message: 'The counterparty may not send this document type.' },
+  SCHEMA_VIOLATION: { scope: 'document', httpStatus: 400, retryable: false, message: 'The document does not follow its XML schema.' },
+
+  // Business rules: whole document.
+  AGREEMENT_UNKNOWN: { scope: 'document', httpStatus: 422, retryable: false, message: 'The agreement number is not known.' },
+  SENDER_NOT_AUTHORISED: { scope: 'document', httpStatus: 403, retryable: false, message: 'The sender is neither the employer nor an administrator of the agreement.' },
+  EMPLOYER_MISMATCH: { scope: 'document', httpStatus: 422, retryable: false, message: 'The employer organisation number does not match the agreement.' },
+
+  // Business rules: one item.
+  PERSONAL_IDENTITY_NUMBER_INVALID: { scope: 'item', httpStatus: 422, retryable: false, message: 'The personal identity number fails its check digit or date.' },
+  EMPLOYMENT_UNKNOWN: { scope: 'item', httpStatus: 422, retryable: false, message: 'The person has no employment under the agreement.' },
+  EMPLOYMENT_ALREADY_ENDED: { scope: 'item', httpStatus: 422, retryable: false, message: 'The employment has already ended.' },
+  EMPLOYMENT_END_BEFORE_START: { scope: 'item', httpStatus: 422, retryable: false, message: 'The end date is before the employment began.' },
+  INSURANCE_UNKNOWN: { scope: 'item', httpStatus: 422, retryable: false, message: 'The insurance is not known for this person under the agreement.' },
+  EFFECTIVE_DATE_TOO_OLD: { scope: 'item', httpStatus: 422, retryable: false, message: 'The effective date is further back than the configured limit.' },
+  EFFECTIVE_DATE_BEFORE_START: { scope: 'item', httpStatus: 422, retryable: false, message: 'The effective date is before the insurance or employment began.' },
+  FEE_OUT_OF_BOUNDS: { scope: 'item', httpStatus: 422, retryable: false, message: "The fee is outside the product's bounds." },
+  DUPLICATE_ITEM: { scope: 'item', httpStatus: 422, retryable: false, message: 'An earlier item of the same document has the same item id.' },
+
+  // System.
+  DATABASE_UNAVAILABLE: { scope: 'system', httpStatus: 503, retryable: true, message: 'The database cannot be reached.' },
+  QUEUE_UNAVAILABLE: { scope: 'system', httpStatus: 503, retryable: true, message: 'The queue (Redis) cannot be reached.' },
+  DELIVERY_FAILED: { scope: 'system', httpStatus: 502, retryable: true, message: 'The response could not be delivered to the counterparty.' },
+  WAITING_FOR_PREDECESSOR: { scope: 'system', httpStatus: 409, retryable: true, message: 'An earlier document for the same agreement is not yet applied.' },
+  MESSAGE_NOT_FOUND: { scope: 'system', httpStatus: 404, retryable: false, message: 'No message has that id.' },
+  MESSAGE_NOT_REPLAYABLE: { scope: 'system', httpStatus: 409, retryable: false, message: 'Only dead messages can be replayed.' },
+  CONFIG_INVALID: { scope: 'system', httpStatus: 500, retryable: false, message: 'The configuration is invalid.' },
+  INTERNAL_ERROR: { scope: 'system', httpStatus: 500, retryable: true, message: 'An unexpected error occurred in the gateway.' },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, value);
+}
+
+export function describeErrorCode(code: ErrorCode): ErrorCodeInfo {
+  return ERROR_CODES[code];
+}

@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import { GatewayError } from '../core/gateway-error.ts';
+import { getMessage, listEvents, listMessages, type MessageStatus } from '../ledger/messages.repository.ts';
+import { getResponse, listDeliveries } from '../ledger/responses.repository.ts';
+import { replayMessage } from '../pipeline/replay.ts';
+import type { HttpServerOptions } from './server.ts';
+
+/**
+ * The staff message API: hand a document to intake on a counterparty's behalf (what
+ * `depot-gateway submit` uses against a running gateway), list and inspect messages,
+ * read a response, replay a dead message.
+ */
+export async function registerMessageRoutes(app: FastifyInstance, options: HttpServerOptions): Promise<void> {
+  const { deps, intake } = options;
+
+  app.post<{ Querystring: { from?: string; name?: string } }>('/api/messages', async (request, reply) => {
+    const from = request.query.from;
+    if (!from) return reply.code(400).send({ code: 'USAGE', message: 'query parameter "from" (counterparty id) is required' });
+    if (!Buffer.isBuffer(request.body)) return reply.code(415).send({ code: 'USAGE', message: 'send the document as application/xml' });
+    const name = request.query.name ?? `submitted-${Date.now()}.xml`;
+    const receipt = await intake.receive({
+      channel: 'cli', counterpartyId: from, externalId: name, receivedAt: deps.clock(),
+      content: { bytes: request.body }, metadata: { fileName: name, submittedBy: request.headers.authorization ? 'staff' : 'unknown' },
+    });
+    return reply.code(202).send(receipt);
+  });
+
+  app.get<{ Querystring: { status?: MessageStatus; counterparty?: string; type?: string; limit?: string; before?: string } }>(
+    '/api/messages',
+    async (request) => {
+      const { status, counterparty, type, limit, before } = request.query;
+      const messages = await listMessages(deps.db, {
+        ...(status ? { status } : {}), ...(counterparty ? { counterpartyId: counterparty } : {}), ...(type ? { messageType: type } : {}),
+        limit: Math.min(Number(limit ?? 100), 1000), ...(before ? { beforeSeq: Number(before) } : {}),
+      });
+      return { messages };
+    },
+  );
+
+  app.get<{ Params: { id: string } }>('/api/messages/:id', async (request) => {
+    const message = await getMessage(deps.db, request.params.id);
+    if (!message) throw new GatewayError('MESSAGE_NOT_FOUND', request.params.id);
+    const [events, response, deliveries] = await Promise.all([
+      listEvents(deps.db, message.id), getResponse(deps.db, message.id), listDeliveries(deps.db, message.id),
+    ]);
+    return { message, events, response: response ? { ...response, body: undefined } : null, deliveries };
+  });
+
+  app.get<{ Params: { id: string } }>('/api/messages/:id/response', async (request, reply) => {
+    const response = await getResponse(deps.db, request.params.id);
+    if (!response) throw new GatewayError('MESSAGE_NOT_FOUND', `${request.params.id} has no response yet`);
+    return reply.type('application/xml; charset=utf-8').header('content-disposition', `attachment; filename="${response.fileName}"`).send(response.body);
+  });
+
+  app.post<{ Params: { id: string } }>('/api/messages/:id/replay', async (request) => {
+    const stage = await replayMessage(deps.db, deps.scheduler, request.params.id);
+    return { messageId: request.params.id, replayedFrom: stage };
+  });
+}

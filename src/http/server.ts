@@ -1,0 +1,66 @@
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter } from '@bull-board/fastify';
+import type { GatewayConfig } from '../config/config.schema.ts';
+import { isGatewayError } from '../core/gateway-error.ts';
+import type { IntakePort } from '../channels/envelope.ts';
+import type { PipelineDeps } from '../pipeline/pipeline-deps.ts';
+import { STAGES, type PipelineQueues } from '../pipeline/queues.ts';
+import { requireStaff } from './staff-auth.ts';
+import { registerMessageRoutes } from './messages.routes.ts';
+
+/**
+ * The HTTP server on PORT (default 8080): health for orchestrators, and behind staff
+ * credentials the queue dashboard (/admin/queues) and the message API (/api/messages).
+ * Errors are GatewayErrors mapped to their registered HTTP status here, at the edge.
+ */
+export interface HttpServerOptions {
+  readonly config: Readonly<GatewayConfig>;
+  readonly deps: PipelineDeps;
+  readonly intake: IntakePort;
+  readonly queues: PipelineQueues | undefined;
+  readonly log: Logger;
+}
+
+export async function buildHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
+  const { config, deps, queues } = options;
+  const app = Fastify({ loggerInstance: options.log.child({ role: 'api' }) as FastifyBaseLogger, bodyLimit: config.limits.maxDocumentBytes });
+  app.addContentTypeParser(['application/xml', 'text/xml', 'application/octet-stream'], { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.setErrorHandler((error: FastifyError, _request, reply) => {
+    if (isGatewayError(error)) return reply.code(error.httpStatus).send({ code: error.code, message: error.message });
+    const status = error.statusCode ?? 500;
+    if (status >= 500) options.log.error({ err: error }, 'request failed');
+    return reply.code(status).send({ code: status === 413 ? 'DOCUMENT_TOO_LARGE' : (error.code ?? 'INTERNAL_ERROR'), message: error.message });
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const checks = { postgres: await probe(() => deps.db.query('SELECT 1')), redis: queues ? await probe(() => queues.connection.ping()) : 'not used' };
+    const ready = Object.values(checks).every((value) => value === 'ok' || value === 'not used');
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
+  });
+
+  await app.register(async (staff) => {
+    await requireStaff(staff, config.staff.users);
+    await registerMessageRoutes(staff, options);
+    if (queues) {
+      const board = new FastifyAdapter();
+      createBullBoard({ queues: STAGES.map((stage) => new BullMQAdapter(queues.queues[stage])), serverAdapter: board });
+      board.setBasePath('/admin/queues');
+      await staff.register(board.registerPlugin(), { prefix: '/admin/queues' });
+    }
+  });
+  return app;
+}
+
+async function probe(check: () => Promise<unknown>): Promise<string> {
+  try {
+    await Promise.race([check(), new Promise((_resolve, reject) => setTimeout(() => reject(new Error('timed out after 2 s')), 2000).unref())]);
+    return 'ok';
+  } catch (error) {
+    return (error as Error).message;
+  }
+}

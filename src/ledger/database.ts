@@ -1,0 +1,18 @@
+/**
+ * The port every repository talks to: parameterised SQL and transactions. Two
+ * adapters implement it — a `pg` pool for a real PostgreSQL server and PGlite for
+ * the embedded default — so the same SQL and migrations serve both.
+ */
+export interface Sql {
+  query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<{ rows: Row[] }>;
+  /** Runs several statements without parameters (migrations). */
+  exec(text: string): Promise<void>;
+}
+
+export interface Database extends Sql {
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
+  /** Which adapter this is, for logs and health. */
+  readonly kind: 'postgres' | 'pglite';
+  close(): Promise<void>;
+}

@@ -1,0 +1,265 @@
+import type { Sql } from './database.ts';
+
+/**
+ * The message store's queries. Plain functions taking the database (or the open
+ * transaction) first; rows are mapped to domain shapes here and nowhere else.
+ */
+export type MessageStatus = 'received' | 'validated' | 'applied' | 'rejected' | 'duplicate' | 'dead';
+export type MessageOutcome = 'accepted' | 'partially_accepted' | 'rejected';
+export type PipelineStage = 'validate' | 'apply' | 'deliver';
+
+export interface NewMessage {
+  readonly id: string;
+  readonly counterpartyId: string;
+  readonly channel: string;
+  readonly externalId: string;
+  readonly sha256: string;
+  readonly sizeBytes: number;
+  readonly raw: Uint8Array | null;
+  readonly rawLocation: string | null;
+  readonly status: MessageStatus;
+  readonly errorCode: string | null;
+  readonly duplicateOf: string | null;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly receivedAt: Date;
+}
+
+export interface StoredMessage {
+  readonly id: string;
+  readonly seq: number;
+  readonly counterpartyId: string;
+  readonly channel: string;
+  readonly externalId: string;
+  readonly sha256: string;
+  readonly sizeBytes: number;
+  readonly messageType: string | null;
+  readonly orderingKey: string | null;
+  readonly status: MessageStatus;
+  readonly outcome: MessageOutcome | null;
+  readonly errorCode: string | null;
+  readonly deadStage: PipelineStage | null;
+  readonly duplicateOf: string | null;
+  readonly metadata: Record<string, unknown>;
+  readonly receivedAt: Date;
+  readonly updatedAt: Date;
+}
+
+const MESSAGE_COLUMNS = `id, seq, counterparty_id, channel, external_id, sha256, size_bytes, message_type, ordering_key,
+  status, outcome, error_code, dead_stage, duplicate_of, metadata, received_at, updated_at`;
+
+interface MessageRow {
+  id: string;
+  seq: string | number;
+  counterparty_id: string;
+  channel: string;
+  external_id: string;
+  sha256: string;
+  size_bytes: string | number;
+  message_type: string | null;
+  ordering_key: string | null;
+  status: MessageStatus;
+  outcome: MessageOutcome | null;
+  error_code: string | null;
+  dead_stage: PipelineStage | null;
+  duplicate_of: string | null;
+  metadata: Record<string, unknown>;
+  received_at: Date | string;
+  updated_at: Date | string;
+}
+
+function toMessage(row: MessageRow): StoredMessage {
+  return {
+    id: row.id,
+    seq: Number(row.seq),
+    counterpartyId: row.counterparty_id,
+    channel: row.channel,
+    externalId: row.external_id,
+    sha256: row.sha256,
+    sizeBytes: Number(row.size_bytes),
+    messageType: row.message_type,
+    orderingKey: row.ordering_key,
+    status: row.status,
+    outcome: row.outcome,
+    errorCode: row.error_code,
+    deadStage: row.dead_stage,
+    duplicateOf: row.duplicate_of,
+    metadata: row.metadata,
+    receivedAt: new Date(row.received_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+/** The original message this one would duplicate: same counterparty and external id, or same content. */
+export async function findOriginal(
+  sql: Sql,
+  counterpartyId: string,
+  externalId: string,
+  sha256: string,
+): Promise<{ id: string; reason: 'external id' | 'content' } | undefined> {
+  const { rows } = await sql.query<{ id: string; external_id: string }>(
+    `SELECT id, external_id FROM messages
+      WHERE counterparty_id = $1 AND duplicate_of IS NULL AND (external_id = $2 OR sha256 = $3)
+      ORDER BY seq LIMIT 1`,
+    [counterpartyId, externalId, sha256],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return { id: row.id, reason: row.external_id === externalId ? 'external id' : 'content' };
+}
+
+/**
+ * Inserts a received document. Returns false when a concurrent intake recorded the
+ * same original first (the unique indexes on external id and content said so).
+ */
+export async function insertMessage(sql: Sql, message: NewMessage): Promise<boolean> {
+  const { rows } = await sql.query(
+    `INSERT INTO messages (id, counterparty_id, channel, external_id, sha256, size_bytes, raw, raw_location,
+                           status, outcome, error_code, duplicate_of, metadata, received_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+     ON CONFLICT DO NOTHING RETURNING id`,
+    [
+      message.id, message.counterpartyId, message.channel, message.externalId, message.sha256, message.sizeBytes,
+      message.raw, message.rawLocation, message.status, message.status === 'received' ? null : 'rejected',
+      message.errorCode, message.duplicateOf, JSON.stringify(message.metadata), message.receivedAt,
+    ],
+  );
+  if (rows.length === 0) return false;
+  await addEvent(sql, message.id, message.status, message.errorCode ?? 'received', { channel: message.channel, externalId: message.externalId });
+  return true;
+}
+
+export async function addEvent(sql: Sql, messageId: string, status: string, reason: string, detail?: unknown): Promise<void> {
+  await sql.query('INSERT INTO message_events (message_id, status, reason, detail) VALUES ($1, $2, $3, $4)', [
+    messageId, status, reason, detail === undefined ? null : JSON.stringify(detail),
+  ]);
+}
+
+export async function getMessage(sql: Sql, id: string): Promise<StoredMessage | undefined> {
+  const { rows } = await sql.query<MessageRow>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id = $1`, [id]);
+  return rows[0] ? toMessage(rows[0]) : undefined;
+}
+
+/** The message with its raw bytes, locked for the rest of the transaction. */
+export async function lockMessage(sql: Sql, id: string): Promise<(StoredMessage & { raw: Uint8Array | null; document: unknown }) | undefined> {
+  const { rows } = await sql.query<MessageRow & { raw: Uint8Array | null; document: unknown }>(
+    `SELECT ${MESSAGE_COLUMNS}, raw, document FROM messages WHERE id = $1 FOR UPDATE`,
+    [id],
+  );
+  const row = rows[0];
+  return row ? { ...toMessage(row), raw: row.raw, document: row.document } : undefined;
+}
+
+export async function markValidated(
+  sql: Sql,
+  id: string,
+  fields: { messageType: string; orderingKey: string; document: unknown },
+): Promise<void> {
+  await sql.query(
+    `UPDATE messages SET status = 'validated', message_type = $2, ordering_key = $3, document = $4, updated_at = now()
+      WHERE id = $1`,
+    [id, fields.messageType, fields.orderingKey, JSON.stringify(fields.document)],
+  );
+  await addEvent(sql, id, 'validated', fields.messageType);
+}
+
+/** Moves a message to its final state (applied or rejected) with its outcome. */
+export async function markFinished(
+  sql: Sql,
+  id: string,
+  fields: { status: 'applied' | 'rejected'; outcome: MessageOutcome; messageType: string | null; errorCode: string | null; reason: string },
+): Promise<void> {
+  await sql.query(
+    `UPDATE messages SET status = $2, outcome = $3, message_type = COALESCE($4, message_type), error_code = $5,
+            document = NULL, updated_at = now()
+      WHERE id = $1`,
+    [id, fields.status, fields.outcome, fields.messageType, fields.errorCode],
+  );
+  await addEvent(sql, id, fields.status, fields.reason, { outcome: fields.outcome });
+}
+
+export async function markDead(sql: Sql, id: string, stage: PipelineStage, errorCode: string, reason: string): Promise<void> {
+  await sql.query(
+    `UPDATE messages SET status = 'dead', dead_stage = $2, error_code = $3, updated_at = now()
+      WHERE id = $1 AND status IN ('received', 'validated', 'applied', 'rejected', 'duplicate')`,
+    [id, stage, errorCode],
+  );
+  await addEvent(sql, id, 'dead', reason, { stage, errorCode });
+}
+
+/**
+ * Some earlier message that must be applied before this one: same ordering key and
+ * not yet applied, or from the same counterparty and not yet validated (its key is
+ * still unknown). Documents are applied in arrival order per agreement this way.
+ */
+export async function findWaitingPredecessor(
+  sql: Sql,
+  message: { seq: number; orderingKey: string; counterpartyId: string },
+): Promise<string | undefined> {
+  const { rows } = await sql.query<{ id: string }>(
+    `(SELECT id FROM messages WHERE ordering_key = $1 AND seq < $2 AND status IN ('received', 'validated') LIMIT 1)
+     UNION ALL
+     (SELECT id FROM messages WHERE counterparty_id = $3 AND seq < $2 AND status = 'received' LIMIT 1)
+     LIMIT 1`,
+    [message.orderingKey, message.seq, message.counterpartyId],
+  );
+  return rows[0]?.id;
+}
+
+export interface MessageFilter {
+  readonly status?: MessageStatus;
+  readonly counterpartyId?: string;
+  readonly messageType?: string;
+  /** Only messages before this sequence number (paging, newest first). */
+  readonly beforeSeq?: number;
+  readonly limit?: number;
+}
+
+export async function listMessages(sql: Sql, filter: MessageFilter = {}): Promise<StoredMessage[]> {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const add = (condition: string, value: unknown) => {
+    params.push(value);
+    conditions.push(condition.replace('?', `$${params.length}`));
+  };
+  if (filter.status) add('status = ?', filter.status);
+  if (filter.counterpartyId) add('counterparty_id = ?', filter.counterpartyId);
+  if (filter.messageType) add('message_type = ?', filter.messageType);
+  if (filter.beforeSeq) add('seq < ?', filter.beforeSeq);
+  params.push(filter.limit ?? 100);
+  const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+  const { rows } = await sql.query<MessageRow>(
+    `SELECT ${MESSAGE_COLUMNS} FROM messages ${where} ORDER BY seq DESC LIMIT $${params.length}`,
+    params,
+  );
+  return rows.map(toMessage);
+}
+
+export interface MessageEvent {
+  readonly at: Date;
+  readonly status: string;
+  readonly reason: string | null;
+  readonly detail: unknown;
+}
+
+export async function listEvents(sql: Sql, messageId: string): Promise<MessageEvent[]> {
+  const { rows } = await sql.query<{ at: Date | string; status: string; reason: string | null; detail: unknown }>(
+    'SELECT at, status, reason, detail FROM message_events WHERE message_id = $1 ORDER BY id',
+    [messageId],
+  );
+  return rows.map((row) => ({ at: new Date(row.at), status: row.status, reason: row.reason, detail: row.detail }));
+}
+
+/** Messages that sat in a stage longer than `olderThanMs`: the reconciler re-enqueues them. */
+export async function listStalled(sql: Sql, olderThanMs: number, limit: number): Promise<{ id: string; stage: PipelineStage }[]> {
+  const { rows } = await sql.query<{ id: string; stage: PipelineStage }>(
+    `(SELECT id, CASE status WHEN 'received' THEN 'validate' ELSE 'apply' END AS stage FROM messages
+        WHERE status IN ('received', 'validated') AND updated_at < now() - make_interval(secs => $1::float8 / 1000)
+        ORDER BY seq LIMIT $2)
+     UNION ALL
+     (SELECT message_id AS id, 'deliver' AS stage FROM responses
+        WHERE delivered_at IS NULL AND created_at < now() - make_interval(secs => $1::float8 / 1000)
+        ORDER BY created_at LIMIT $2)`,
+    [olderThanMs, limit],
+  );
+  return rows;
+}

@@ -1,0 +1,37 @@
+import type { Database } from './database.ts';
+import * as messageStore from './migrations/0001-message-store.ts';
+import * as planLedger from './migrations/0002-plan-ledger.ts';
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/** Every migration in order. A new migration is a new file and one line here. */
+export const MIGRATIONS: readonly Migration[] = [messageStore, planLedger];
+
+/** Any fixed number: the advisory lock that lets only one process migrate at a time. */
+const MIGRATION_LOCK = 4_711_001;
+
+/**
+ * Brings the database to the newest schema version, each migration in its own
+ * transaction. Safe to run from several processes at once. Returns the versions applied.
+ */
+export async function migrate(db: Database): Promise<number[]> {
+  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    const { rows } = await tx.query<{ version: number }>('SELECT version FROM schema_migrations');
+    const done = new Set(rows.map((row) => row.version));
+    const applied: number[] = [];
+    for (const migration of MIGRATIONS) {
+      if (done.has(migration.version)) continue;
+      await tx.exec(migration.sql);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      applied.push(migration.version);
+    }
+    return applied;
+  });
+}

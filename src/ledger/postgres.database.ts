@@ -1,0 +1,77 @@
+import pg from 'pg';
+import type { Database, Sql } from './database.ts';
+import { GatewayError } from '../core/gateway-error.ts';
+
+/** SQLSTATE classes that mean "the server is away or overloaded": worth a retry. */
+const TRANSIENT_SQLSTATES = /^(08|53|57P0[1-3]|40001|40P01)/;
+const TRANSIENT_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
+
+/** Maps a driver error to DATABASE_UNAVAILABLE when a retry can help, and leaves others alone. */
+export function classifyDatabaseError(error: unknown): unknown {
+  const code = (error as { code?: string } | null)?.code;
+  const message = (error as Error | null)?.message ?? '';
+  if (
+    (code && (TRANSIENT_SQLSTATES.test(code) || TRANSIENT_NODE_CODES.has(code))) ||
+    /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message)
+  ) {
+    return new GatewayError('DATABASE_UNAVAILABLE', message, { cause: error });
+  }
+  return error;
+}
+
+export interface PostgresDatabaseOptions {
+  url: string;
+  /** Pool size; default 10. */
+  max?: number;
+}
+
+/** A real PostgreSQL server through a `pg` pool. */
+export function openPostgresDatabase(options: PostgresDatabaseOptions): Database {
+  const pool = new pg.Pool({ connectionString: options.url, max: options.max ?? 10, connectionTimeoutMillis: 5_000 });
+  // An idle client losing its server must not crash the process; the next query reports it.
+  pool.on('error', () => undefined);
+
+  async function query<Row>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) {
+    try {
+      const result = await client.query(text, params as unknown[] | undefined);
+      return { rows: result.rows as Row[] };
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
+  }
+
+  return {
+    kind: 'postgres',
+    query: (text, params) => query(pool, text, params),
+    exec: async (text) => void (await query(pool, text)),
+    async transaction(work) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw classifyDatabaseError(error);
+      }
+      const tx: Sql = {
+        query: (text, params) => query(client, text, params),
+        exec: async (text) => void (await query(client, text)),
+      };
+      let broken = false;
+      try {
+        await tx.query('BEGIN');
+        const result = await work(tx);
+        await tx.query('COMMIT');
+        return result;
+      } catch (error) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
+        throw classifyDatabaseError(error);
+      } finally {
+        client.release(broken);
+      }
+    },
+    close: () => pool.end(),
+  };
+}

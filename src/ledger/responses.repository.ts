@@ -1,0 +1,68 @@
+import type { Sql } from './database.ts';
+
+/** Response documents and their delivery attempts. */
+export interface StoredResponse {
+  readonly messageId: string;
+  readonly documentType: string;
+  readonly fileName: string;
+  readonly body: string;
+  readonly createdAt: Date;
+  readonly deliveredAt: Date | null;
+}
+
+interface ResponseRow {
+  message_id: string;
+  document_type: string;
+  file_name: string;
+  body: string;
+  created_at: Date | string;
+  delivered_at: Date | string | null;
+}
+
+export async function insertResponse(
+  sql: Sql,
+  response: { messageId: string; documentType: string; fileName: string; body: string },
+): Promise<void> {
+  await sql.query(
+    `INSERT INTO responses (message_id, document_type, file_name, body) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (message_id) DO NOTHING`,
+    [response.messageId, response.documentType, response.fileName, response.body],
+  );
+}
+
+export async function getResponse(sql: Sql, messageId: string): Promise<StoredResponse | undefined> {
+  const { rows } = await sql.query<ResponseRow>(
+    'SELECT message_id, document_type, file_name, body, created_at, delivered_at FROM responses WHERE message_id = $1',
+    [messageId],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    messageId: row.message_id,
+    documentType: row.document_type,
+    fileName: row.file_name,
+    body: row.body,
+    createdAt: new Date(row.created_at),
+    deliveredAt: row.delivered_at === null ? null : new Date(row.delivered_at),
+  };
+}
+
+export async function recordDelivery(
+  sql: Sql,
+  attempt: { messageId: string; channel: string; target: string | null; outcome: 'delivered' | 'failed'; error?: string },
+): Promise<void> {
+  await sql.query('INSERT INTO deliveries (message_id, channel, target, outcome, error) VALUES ($1, $2, $3, $4, $5)', [
+    attempt.messageId, attempt.channel, attempt.target, attempt.outcome, attempt.error ?? null,
+  ]);
+  if (attempt.outcome === 'delivered') {
+    await sql.query('UPDATE responses SET delivered_at = now() WHERE message_id = $1 AND delivered_at IS NULL', [attempt.messageId]);
+  }
+}
+
+export async function listDeliveries(sql: Sql, messageId: string) {
+  const { rows } = await sql.query<{ channel: string; target: string | null; outcome: string; error: string | null; at: Date }>(
+    'SELECT channel, target, outcome, error, at FROM deliveries WHERE message_id = $1 ORDER BY id',
+    [messageId],
+  );
+  return rows;
+}

@@ -1,0 +1,47 @@
+import type { MessageFamily, MessageType } from './message-type.ts';
+import { changeFee } from './plan-administration/change-fee.message.ts';
+import { salaryAdjustment } from './plan-administration/salary-adjustment.message.ts';
+import { employmentEnded } from './plan-administration/employment-ended.message.ts';
+
+/**
+ * Every request type the gateway accepts. Adding a type is its schema, its fixtures,
+ * its module, and one line here.
+ */
+const REQUEST_TYPES: readonly MessageType<never>[] = [
+  changeFee,
+  salaryAdjustment,
+  employmentEnded,
+] as unknown as readonly MessageType<never>[];
+
+export const FAMILIES: readonly MessageFamily[] = ['plan-administration', 'custodian-reporting'];
+
+export class Catalogue {
+  private readonly byName = new Map<string, MessageType>();
+
+  constructor(types: readonly MessageType<never>[] = REQUEST_TYPES) {
+    for (const type of types) this.byName.set(type.name, type as unknown as MessageType);
+  }
+
+  get(name: string): MessageType | undefined {
+    return this.byName.get(name);
+  }
+
+  get names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  /** Expands family names in a counterparty's `messageTypes` to type names; throws naming an unknown one. */
+  expandAllowed(entries: readonly string[]): Set<string> {
+    const allowed = new Set<string>();
+    for (const entry of entries) {
+      if ((FAMILIES as readonly string[]).includes(entry)) {
+        for (const type of this.byName.values()) if (type.family === entry) allowed.add(type.name);
+      } else if (this.byName.has(entry)) {
+        allowed.add(entry);
+      } else {
+        throw new Error(`"${entry}" is neither a document type (${this.names.join(', ')}) nor a family (${FAMILIES.join(', ')})`);
+      }
+    }
+    return allowed;
+  }
+}

@@ -1,0 +1,77 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { GatewayError } from '../core/gateway-error.ts';
+
+/**
+ * The embedded default for Redis: with no REDIS_URL, `start` runs a private
+ * redis-server on a free loopback port with its files in <dataDir>/redis. Queue state
+ * is not kept across restarts on purpose — the reconciler rebuilds it from the message
+ * store. Production sets REDIS_URL.
+ */
+export interface EmbeddedRedis {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis> {
+  const found = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  if (found.error || found.status !== 0) {
+    throw new GatewayError(
+      'CONFIG_INVALID',
+      'REDIS_URL is not set and redis-server is not installed. Install it (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis) or set REDIS_URL=redis://host:6379.',
+    );
+  }
+  const dir = join(dataDir, 'redis');
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', join(dir, 'redis.log')],
+    { stdio: 'ignore' },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  await waitForPing(url, child);
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function waitForPing(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new GatewayError('QUEUE_UNAVAILABLE', `redis-server exited with code ${child.exitCode}`);
+    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    client.on('error', () => undefined); // refused while the server starts: expected, retried below
+    try {
+      await client.connect();
+      await client.ping();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      client.disconnect();
+    }
+  }
+  child.kill('SIGKILL');
+  throw new GatewayError('QUEUE_UNAVAILABLE', 'the embedded redis-server did not answer within 10 s');
+}

@@ -1,0 +1,41 @@
+import type { Logger } from 'pino';
+import type { Database } from '../ledger/database.ts';
+import type { Catalogue } from '../messages/catalogue.ts';
+import type { SchemaRegistry } from '../messages/schema-registry.ts';
+import type { PipelineStage } from '../ledger/messages.repository.ts';
+import type { OutboundChannel } from '../channels/outbound.ts';
+
+/**
+ * What every pipeline stage is given: the ports it may touch, passed in by the
+ * composition root (app.ts). Stages are plain functions of these, so the same code
+ * runs under BullMQ workers, in-process for `submit`, and in tests.
+ */
+export interface Counterparty {
+  readonly id: string;
+  readonly name: string;
+  readonly organisationNumber: string;
+  readonly role: 'custodian' | 'employer' | 'administrator';
+  /** Document types (root element names) the counterparty may send. */
+  readonly allowedTypes: ReadonlySet<string>;
+}
+
+/** Hands message ids to the next stage: BullMQ queues in the gateway, direct calls in-process. */
+export interface StageScheduler {
+  enqueue(stage: PipelineStage, messageIds: readonly string[]): Promise<void>;
+  /** Enqueues again a message whose earlier job failed for good (replay after a fix). */
+  requeue(stage: PipelineStage, messageId: string): Promise<void>;
+}
+
+export interface PipelineDeps {
+  readonly db: Database;
+  readonly catalogue: Catalogue;
+  readonly schemas: SchemaRegistry;
+  readonly counterparties: ReadonlyMap<string, Counterparty>;
+  readonly limits: { readonly maxDocumentBytes: number; readonly maxXmlDepth: number };
+  readonly rules: { readonly maxBackdateDays: number };
+  readonly clock: () => Date;
+  /** The channel a response goes back on, by the channel the request came by. */
+  readonly outboundFor: (requestChannel: string) => OutboundChannel;
+  readonly scheduler: StageScheduler;
+  readonly log: Logger;
+}

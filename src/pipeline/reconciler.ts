@@ -1,0 +1,46 @@
+import type { Logger } from 'pino';
+import type { Database } from '../ledger/database.ts';
+import { listStalled, type PipelineStage } from '../ledger/messages.repository.ts';
+import type { StageScheduler } from './pipeline-deps.ts';
+
+/**
+ * The reconciler makes the message store, not Redis, the truth. Every few seconds it
+ * finds messages that have sat in a stage longer than a threshold — received but not
+ * validated, validated but not applied, answered but not delivered — and enqueues them
+ * again. A job id is the message id, so a message whose job still exists is not
+ * doubled; one whose job was lost (Redis restarted empty, a crash between commit and
+ * enqueue) is picked up. Stages are idempotent, so a spare run is harmless.
+ */
+export interface ReconcilerOptions {
+  readonly db: Database;
+  readonly scheduler: StageScheduler;
+  readonly everyMs: number;
+  readonly olderThanMs: number;
+  readonly log: Logger;
+  /** Messages re-enqueued per sweep and stage; default 5000. */
+  readonly batch?: number;
+}
+
+export async function reconcileOnce(options: ReconcilerOptions): Promise<number> {
+  const stalled = await listStalled(options.db, options.olderThanMs, options.batch ?? 5000);
+  const byStage = new Map<PipelineStage, string[]>();
+  for (const { id, stage } of stalled) byStage.set(stage, [...(byStage.get(stage) ?? []), id]);
+  for (const [stage, ids] of byStage) await options.scheduler.enqueue(stage, ids);
+  if (stalled.length > 0) options.log.info({ count: stalled.length }, 'reconciler re-enqueued stalled messages');
+  return stalled.length;
+}
+
+/** Runs reconcileOnce now and every `everyMs`; returns a stop function. */
+export function startReconciler(options: ReconcilerOptions): () => Promise<void> {
+  let running: Promise<unknown> = Promise.resolve();
+  const sweep = () => {
+    running = reconcileOnce(options).catch((error: unknown) => options.log.warn({ err: (error as Error).message }, 'reconciler sweep failed'));
+  };
+  sweep();
+  const timer = setInterval(sweep, options.everyMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}

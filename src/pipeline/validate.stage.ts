@@ -1,0 +1,97 @@
+import { lockMessage, markValidated } from '../ledger/messages.repository.ts';
+import type { DocumentErrorOutcome, MessageType } from '../messages/message-type.ts';
+import { CATALOGUE_NAMESPACE } from '../messages/schema-registry.ts';
+import { inspectXml } from '../messages/xml-gate.ts';
+import { childOf, type XmlElement } from '../messages/xml-element.ts';
+import { finishRejected, requestNameOf } from './finish-rejected.ts';
+import type { PipelineDeps } from './pipeline-deps.ts';
+
+/**
+ * Validate: turns a received message's bytes into a typed document, or into a
+ * rejection that names every problem. Hostile and broken XML is stopped by the XML
+ * gate before libxml sees it; the root element and namespace pick the schema; the
+ * counterparty must be allowed to send the type; libxml2 validates against the XSD.
+ * A rejection is a result (a response is stored and delivered), never a retry.
+ * Idempotent: a message no longer in `received` is left alone.
+ */
+export type ValidateResult = 'validated' | 'rejected' | 'skipped';
+
+export async function validateMessage(deps: PipelineDeps, messageId: string): Promise<ValidateResult> {
+  const now = deps.clock();
+  const result = await deps.db.transaction(async (tx): Promise<ValidateResult> => {
+    const message = await lockMessage(tx, messageId);
+    if (!message || message.status !== 'received' || !message.raw) return 'skipped';
+    const verdict = examine(deps, message.counterpartyId, message.raw);
+    if (verdict.ok) {
+      await markValidated(tx, messageId, verdict);
+      return 'validated';
+    }
+    await finishRejected(tx, {
+      messageId,
+      messageType: verdict.type?.name ?? null,
+      responseName: verdict.type?.responseName ?? 'MessageRejected',
+      inResponseTo: verdict.inResponseTo,
+      requestName: requestNameOf(message),
+      errors: verdict.errors,
+      now,
+    });
+    return 'rejected';
+  });
+  if (result === 'validated') await deps.scheduler.enqueue('apply', [messageId]);
+  if (result === 'rejected') await deps.scheduler.enqueue('deliver', [messageId]);
+  return result;
+}
+
+type Verdict =
+  | { ok: true; messageType: string; orderingKey: string; document: unknown }
+  | { ok: false; type?: MessageType; inResponseTo?: string; errors: DocumentErrorOutcome[] };
+
+function examine(deps: PipelineDeps, counterpartyId: string, raw: Uint8Array): Verdict {
+  const gate = inspectXml(raw, { maxDepth: deps.limits.maxXmlDepth });
+  if (!gate.ok) {
+    return { ok: false, errors: [{ code: gate.code, text: gate.text, ...(gate.line ? { line: gate.line } : {}) }] };
+  }
+  const { root } = gate;
+  const type = root.ns === CATALOGUE_NAMESPACE ? deps.catalogue.get(root.name) : undefined;
+  if (!type) {
+    return {
+      ok: false,
+      errors: [{
+        code: 'UNKNOWN_DOCUMENT_TYPE',
+        text: `<${root.name}> in namespace "${root.ns}" is not a document type the gateway accepts. Known types in ${CATALOGUE_NAMESPACE}: ${deps.catalogue.names.join(', ')}.`,
+        line: root.line,
+        element: root.name,
+      }],
+    };
+  }
+  const inResponseTo = headerMessageId(root);
+  const counterparty = deps.counterparties.get(counterpartyId);
+  if (!counterparty?.allowedTypes.has(type.name)) {
+    return {
+      ok: false, type, ...(inResponseTo ? { inResponseTo } : {}),
+      errors: [{ code: 'MESSAGE_TYPE_NOT_ALLOWED', text: `Counterparty ${counterpartyId} may not send ${type.name}.`, element: type.name }],
+    };
+  }
+  let schemaErrors;
+  try {
+    schemaErrors = deps.schemas.validate(gate.text, type.name);
+  } catch (error) {
+    // libxml2 is stricter than the gate in a few corners (e.g. some character references).
+    return { ok: false, type, errors: [{ code: 'XML_MALFORMED', text: (error as Error).message.trim() }] };
+  }
+  if (schemaErrors.length > 0) {
+    return {
+      ok: false, type, ...(inResponseTo ? { inResponseTo } : {}),
+      errors: schemaErrors.map((error) => ({ code: 'SCHEMA_VIOLATION', ...error })),
+    };
+  }
+  const document = type.read(root);
+  return { ok: true, messageType: type.name, orderingKey: type.orderingKey(document), document };
+}
+
+/** The sender's MessageId when the header carries a plausible one, to echo even in a rejection. */
+function headerMessageId(root: XmlElement): string | undefined {
+  const header = childOf(root, 'Header');
+  const id = header ? childOf(header, 'MessageId')?.text.trim() : undefined;
+  return id && /^[A-Za-z0-9._:-]{1,64}$/.test(id) ? id : undefined;
+}

@@ -1,0 +1,349 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { appendFile, mkdtemp, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { TestContext } from 'node:test';
+import type { Envelope, IntakePort, IntakeReceipt } from '../src/channels/envelope.ts';
+import {
+  FolderInboxWatcher,
+  FolderOutbox,
+  ensureCounterpartyFolders,
+  isTemporaryName,
+  type FolderChannelOptions,
+  type FolderCounterparty,
+} from '../src/channels/folder.channel.ts';
+import type { OutgoingDocument } from '../src/channels/outbound.ts';
+import { isGatewayError } from '../src/core/gateway-error.ts';
+
+/**
+ * Integration tests of the folder channel against real folders under the system temp
+ * directory. Intake is a recording double of our own port; the filesystem and
+ * chokidar are real.
+ */
+
+const RECEIVED_AT = new Date('2026-03-14T23:30:00.000Z'); // archive date is UTC: 2026-03-14
+
+interface Handover {
+  readonly envelope: Envelope;
+  /** Whether the file was still in the inbox while intake had it (nothing leaves before commit). */
+  readonly fileInInbox: boolean;
+}
+
+/** Records envelopes; answers DOCUMENT_TOO_LARGE for file content, as intake does. */
+class RecordingIntake implements IntakePort {
+  readonly handovers: Handover[] = [];
+  attempts = 0;
+  failing = false;
+
+  async receive(envelope: Envelope): Promise<IntakeReceipt> {
+    this.attempts += 1;
+    const fileInInbox = existsSync(join(folderOf(envelope), 'inbox', envelope.externalId));
+    if (this.failing) throw new Error('database unavailable');
+    await sleep(5); // a commit takes a moment; the file must stay put meanwhile
+    this.handovers.push({ envelope, fileInInbox });
+    const messageId = `01TEST${String(this.handovers.length).padStart(4, '0')}`;
+    return 'path' in envelope.content
+      ? { messageId, status: 'rejected', errorCode: 'DOCUMENT_TOO_LARGE' }
+      : { messageId, status: 'received' };
+  }
+
+  names(): string[] {
+    return this.handovers.map((h) => h.envelope.externalId);
+  }
+}
+
+const folders = new Map<string, string>();
+function folderOf(envelope: Envelope): string {
+  return folders.get(envelope.counterpartyId) ?? assert.fail(`unknown counterparty ${envelope.counterpartyId}`);
+}
+
+async function makeCounterparty(t: TestContext, id = 'custodian-a'): Promise<FolderCounterparty> {
+  const folder = await mkdtemp(join(tmpdir(), 'dg-folder-'));
+  t.after(() => rm(folder, { recursive: true, force: true }));
+  await ensureCounterpartyFolders(folder);
+  folders.set(id, folder);
+  return { id, folder };
+}
+
+async function startWatcher(
+  t: TestContext,
+  counterparty: FolderCounterparty,
+  intake: IntakePort,
+  overrides: Partial<FolderChannelOptions> = {},
+): Promise<FolderInboxWatcher> {
+  const watcher = new FolderInboxWatcher({
+    counterparties: [counterparty],
+    intake,
+    maxDocumentBytes: 64 * 1024,
+    stableMs: 150,
+    pollIntervalMs: 25,
+    rescanEveryMs: 1000,
+    clock: () => RECEIVED_AT,
+    ...overrides,
+  });
+  t.after(() => watcher.stop());
+  await watcher.start();
+  return watcher;
+}
+
+async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/** Every file under `root`, as sorted paths relative to it. */
+async function listFiles(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(root, join(e.parentPath, e.name)))
+    .sort();
+}
+
+function bytesOf(handover: Handover | undefined): Buffer {
+  assert.ok(handover, 'no handover');
+  assert.ok('bytes' in handover.envelope.content, 'content has no bytes');
+  return Buffer.from(handover.envelope.content.bytes);
+}
+
+describe('isTemporaryName', () => {
+  test('recognises upload and scratch names, case-insensitively', () => {
+    for (const name of ['.hidden.xml', 'a.tmp', 'a.xml.PART', 'a.partial', 'a.xml.filepart', 'a.crdownload', 'a.Uploading', '~$report.xml']) {
+      assert.equal(isTemporaryName(name), true, name);
+    }
+    for (const name of ['holdings.xml', 'partial-report.xml', 'tmp.xml', 'a~$b.xml']) {
+      assert.equal(isTemporaryName(name), false, name);
+    }
+  });
+});
+
+describe('FolderInboxWatcher', () => {
+  test('a dropped file is handed over once and archived under its message id', async (t) => {
+    const cp = await makeCounterparty(t);
+    const intake = new RecordingIntake();
+    const watcher = await startWatcher(t, cp, intake);
+    const body = Buffer.from('<ChangeFee>…</ChangeFee>');
+    await writeFile(join(cp.folder, 'inbox', 'fee-1.xml'), body);
+
+    const archived = join('archive', '2026-03-14', '01TEST0001-fee-1.xml');
+    await waitFor(() => existsSync(join(cp.folder, archived)), 'the file to be archived');
+    await watcher.idle();
+
+    assert.deepEqual(intake.names(), ['fee-1.xml']);
+    const [handover] = intake.handovers;
+    assert.deepEqual(bytesOf(handover), body);
+    assert.equal(handover?.envelope.channel, 'folder');
+    assert.equal(handover?.envelope.counterpartyId, 'custodian-a');
+    assert.equal(handover?.envelope.receivedAt, RECEIVED_AT);
+    assert.deepEqual(handover?.envelope.metadata, { fileName: 'fee-1.xml' });
+    assert.equal(handover?.fileInInbox, true);
+    assert.deepEqual(await listFiles(cp.folder), [archived]);
+    assert.deepEqual(await readFile(join(cp.folder, archived)), body);
+  });
+
+  test('a file present before start() is taken', async (t) => {
+    const cp = await makeCounterparty(t);
+    await writeFile(join(cp.folder, 'inbox', 'early.xml'), 'early');
+    const intake = new RecordingIntake();
+    await startWatcher(t, cp, intake);
+
+    await waitFor(() => intake.handovers.length === 1, 'the early file to be handed over');
+    await waitFor(async () => (await readdir(join(cp.folder, 'inbox'))).length === 0, 'the inbox to empty');
+    assert.deepEqual(intake.names(), ['early.xml']);
+    assert.equal(bytesOf(intake.handovers[0]).toString(), 'early');
+    assert.deepEqual(await listFiles(join(cp.folder, 'archive')), [join('2026-03-14', '01TEST0001-early.xml')]);
+  });
+
+  test('a file still being written when start() runs is taken only once complete', async (t) => {
+    // chokidar applies awaitWriteFinish only after its initial scan; the watcher must wait itself.
+    const cp = await makeCounterparty(t);
+    const path = join(cp.folder, 'inbox', 'growing.xml');
+    const chunks = Array.from({ length: 5 }, (_, i) => `<chunk n="${i}"/>\n`);
+    await writeFile(path, chunks[0] ?? '');
+    const intake = new RecordingIntake();
+    await startWatcher(t, cp, intake, { stableMs: 300 });
+    for (const chunk of chunks.slice(1)) {
+      await sleep(60);
+      await appendFile(path, chunk);
+    }
+
+    await waitFor(() => intake.handovers.length === 1, 'the growing file to be handed over');
+    assert.equal(bytesOf(intake.handovers[0]).toString(), chunks.join(''));
+    await waitFor(() => !existsSync(path), 'the growing file to leave the inbox');
+    assert.equal(intake.attempts, 1);
+  });
+
+  test('a file is never with intake twice at once, however often it is reported', async (t) => {
+    const cp = await makeCounterparty(t);
+    const intake = new RecordingIntake();
+    const slowIntake: IntakePort = { receive: (envelope) => sleep(500).then(() => intake.receive(envelope)) };
+    await startWatcher(t, cp, slowIntake, { stableMs: 0, rescanEveryMs: 50 });
+    const path = join(cp.folder, 'inbox', 'slow-commit.xml');
+    await writeFile(path, 'once');
+
+    await waitFor(() => !existsSync(path), 'the file to leave the inbox');
+    await sleep(150);
+    assert.equal(intake.attempts, 1);
+    assert.deepEqual(await listFiles(join(cp.folder, 'archive')), [join('2026-03-14', '01TEST0001-slow-commit.xml')]);
+  });
+
+  test('temporary names are never taken; the renamed upload is', async (t) => {
+    const cp = await makeCounterparty(t);
+    const intake = new RecordingIntake();
+    await startWatcher(t, cp, intake, { rescanEveryMs: 100 });
+    const inbox = join(cp.folder, 'inbox');
+    for (const name of ['x.xml.part', '.hidden.xml', 'y.tmp']) await writeFile(join(inbox, name), name);
+    await writeFile(join(inbox, 'control.xml'), 'control');
+
+    await waitFor(() => intake.handovers.length === 1, 'the control file to be handed over');
+    await sleep(500); // several rescans and stability windows pass: a negative needs a wait
+    assert.deepEqual(intake.names(), ['control.xml']);
+    assert.deepEqual((await readdir(inbox)).sort(), ['.hidden.xml', 'x.xml.part', 'y.tmp']);
+
+    await rename(join(inbox, 'x.xml.part'), join(inbox, 'x.xml'));
+    await waitFor(() => intake.handovers.length === 2, 'x.xml to be handed over');
+    assert.deepEqual(intake.names(), ['control.xml', 'x.xml']);
+    assert.equal(bytesOf(intake.handovers[1]).toString(), 'x.xml.part');
+    await waitFor(() => existsSync(join(cp.folder, 'archive', '2026-03-14', '01TEST0002-x.xml')), 'x.xml to be archived');
+  });
+
+  test('a file written slowly is taken once, after its last chunk, complete', async (t) => {
+    const cp = await makeCounterparty(t);
+    const intake = new RecordingIntake();
+    await startWatcher(t, cp, intake, { stableMs: 300 });
+    const path = join(cp.folder, 'inbox', 'slow.xml');
+    const chunks = Array.from({ length: 5 }, (_, i) => `<chunk n="${i}">${'x'.repeat(1000)}</chunk>\n`);
+
+    for (const [i, chunk] of chunks.entries()) {
+      if (i > 0) await sleep(60);
+      await appendFile(path, chunk);
+      assert.equal(intake.attempts, 0, `handed over before chunk ${i + 1} of 5 was written`);
+    }
+    const lastWriteAt = Date.now();
+
+    await waitFor(() => intake.handovers.length === 1, 'the slow file to be handed over');
+    assert.ok(Date.now() - lastWriteAt >= 250, 'taken before it had been stable for stableMs');
+    assert.equal(bytesOf(intake.handovers[0]).toString(), chunks.join(''));
+    await waitFor(() => !existsSync(path), 'the slow file to leave the inbox');
+    await sleep(400); // a late second report must not lead to a second handover
+    assert.equal(intake.attempts, 1);
+  });
+
+  test('a file over the limit is handed over by path and set aside when intake refuses it', async (t) => {
+    const cp = await makeCounterparty(t);
+    const intake = new RecordingIntake();
+    await startWatcher(t, cp, intake, { maxDocumentBytes: 1024 });
+    const inboxPath = join(cp.folder, 'inbox', 'holdings.xml');
+    const body = Buffer.alloc(4096, 'h');
+    await writeFile(inboxPath, body);
+
+    const setAsidePath = join(cp.folder, 'rejected', 'holdings.xml');
+    await waitFor(() => existsSync(setAsidePath), 'the large file to be set aside');
+    const [handover] = intake.handovers;
+    assert.deepEqual(handover?.envelope.content, { path: inboxPath, setAsidePath });
+    assert.equal(handover?.fileInInbox, true);
+    assert.deepEqual(await readFile(setAsidePath), body);
+    assert.deepEqual(await listFiles(cp.folder), [join('rejected', 'holdings.xml')]);
+  });
+
+  test('a file whose intake failed stays in the inbox and is retaken by the rescan', async (t) => {
+    const cp = await makeCounterparty(t);
+    const intake = new RecordingIntake();
+    intake.failing = true;
+    await startWatcher(t, cp, intake, { rescanEveryMs: 200 });
+    const path = join(cp.folder, 'inbox', 'retry.xml');
+    await writeFile(path, 'retry me');
+
+    await waitFor(() => intake.attempts >= 2, 'a failed first attempt and a rescan retry');
+    assert.equal(intake.handovers.length, 0);
+    assert.equal((await readFile(path)).toString(), 'retry me');
+
+    intake.failing = false;
+    const archived = join(cp.folder, 'archive', '2026-03-14', '01TEST0001-retry.xml');
+    await waitFor(() => existsSync(archived), 'the file to be archived after intake recovered');
+    assert.deepEqual(intake.names(), ['retry.xml']);
+    assert.equal(bytesOf(intake.handovers[0]).toString(), 'retry me');
+    assert.deepEqual(await readdir(join(cp.folder, 'inbox')), []);
+  });
+
+  test('never more than maxInFlight files are with intake at once', async (t) => {
+    const cp = await makeCounterparty(t);
+    let active = 0;
+    let peak = 0;
+    const order: string[] = [];
+    const intake: IntakePort = {
+      async receive(envelope) {
+        active += 1;
+        peak = Math.max(peak, active);
+        await sleep(30);
+        active -= 1;
+        order.push(envelope.externalId);
+        return { messageId: `m-${envelope.externalId}`, status: 'received' };
+      },
+    };
+    const names = Array.from({ length: 8 }, (_, i) => `doc-${i}.xml`);
+    for (const name of names) await writeFile(join(cp.folder, 'inbox', name), name);
+    const watcher = await startWatcher(t, cp, intake, { maxInFlight: 2, stableMs: 0 });
+
+    await waitFor(() => order.length === names.length, 'all files to be handed over');
+    await watcher.idle();
+    assert.equal(peak, 2);
+    assert.deepEqual([...order].sort(), names);
+    assert.deepEqual(await readdir(join(cp.folder, 'inbox')), []);
+  });
+});
+
+describe('FolderOutbox', () => {
+  function outgoing(counterpartyId: string, body: string, fileName = 'fee-1.01TEST0001.ChangeFeeResponse.xml'): OutgoingDocument {
+    return { messageId: '01TEST0001', counterpartyId, documentType: 'ChangeFeeResponse', fileName, body, requestMetadata: {} };
+  }
+
+  test('writes atomically under the deterministic name; a repeat overwrites the one file', async (t) => {
+    const cp = await makeCounterparty(t, 'employer-b');
+    await rm(join(cp.folder, 'outbox'), { recursive: true }); // created when missing
+    const outbox = new FolderOutbox([cp]);
+    const first = 'å'.repeat(512 * 1024); // 1 MiB of UTF-8
+    const second = 'b'.repeat(2 * 1024 * 1024);
+    const target = join(cp.folder, 'outbox', 'fee-1.01TEST0001.ChangeFeeResponse.xml');
+
+    // Watch the final name while delivering: it must only ever hold a complete body.
+    const seenSizes = new Set<number>();
+    let delivering = true;
+    const watching = (async () => {
+      while (delivering) {
+        const size = await stat(target).then((s) => s.size, () => undefined);
+        if (size !== undefined) seenSizes.add(size);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const firstResult = await outbox.deliver(outgoing('employer-b', first));
+    assert.equal(await readFile(target, 'utf8'), first);
+    const secondResult = await outbox.deliver(outgoing('employer-b', second));
+    delivering = false;
+    await watching;
+
+    assert.deepEqual(firstResult, { target });
+    assert.deepEqual(secondResult, { target });
+    assert.equal(outbox.name, 'folder');
+    assert.equal(await readFile(target, 'utf8'), second);
+    assert.deepEqual(await readdir(join(cp.folder, 'outbox')), ['fee-1.01TEST0001.ChangeFeeResponse.xml']);
+    for (const size of seenSizes) assert.ok(size === 1024 * 1024 || size === 2 * 1024 * 1024, `saw a partial file of ${size} bytes`);
+  });
+
+  test('an unknown counterparty or a path-like file name is DELIVERY_FAILED and writes nothing', async (t) => {
+    const cp = await makeCounterparty(t, 'employer-c');
+    const outbox = new FolderOutbox([cp]);
+    const isDeliveryFailed = (error: unknown) => isGatewayError(error) && error.code === 'DELIVERY_FAILED';
+    await assert.rejects(outbox.deliver(outgoing('nobody', '<x/>')), isDeliveryFailed);
+    await assert.rejects(outbox.deliver(outgoing('employer-c', '<x/>', '../inbox/evil.xml')), isDeliveryFailed);
+    assert.deepEqual(await listFiles(cp.folder), []);
+  });
+});
