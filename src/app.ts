@@ -84,7 +84,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
     const inline = new InlineScheduler();
     if (!options.inline) {
       const redisUrl = config.redisUrl ?? (await embeddedRedis(dataDir, closers));
-      redis = connectRedis(redisUrl);
+      redis = connectRedis(redisUrl, throttled((error) => log.warn({ err: error.message }, 'Redis connection problem; reconnecting')));
       const connection = redis;
       closers.push(() => connection.quit());
       queues = new PipelineQueues(redis, {
@@ -135,7 +135,10 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
 }
 
 function startWorkers(config: Readonly<GatewayConfig>, deps: PipelineDeps, redis: Redis, closers: (() => Promise<unknown>)[]) {
-  const common = { connection: redis, prefix: config.queuePrefix, db: deps.db, log: deps.log };
+  const common = {
+    connection: redis, prefix: config.queuePrefix, db: deps.db, log: deps.log,
+    lockDurationMs: config.workers.lockDurationMs, stalledIntervalMs: config.workers.stalledIntervalMs,
+  };
   const workers: Worker[] = [
     startStageWorker({ ...common, stage: 'validate', concurrency: config.workers.validateConcurrency, execute: (id) => validateMessage(deps, id) }),
     startStageWorker({ ...common, stage: 'apply', concurrency: config.workers.applyConcurrency, execute: (id) => applyMessage(deps, id) }),
@@ -157,6 +160,16 @@ async function embeddedRedis(dataDir: string, closers: (() => Promise<unknown>)[
   const redis: EmbeddedRedis = await startEmbeddedRedis(dataDir);
   closers.push(() => redis.stop());
   return redis.url;
+}
+
+/** At most one call per 5 s: a Redis outage must not flood the log. */
+function throttled<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => void {
+  let last = 0;
+  return (...args) => {
+    if (Date.now() - last < 5000) return;
+    last = Date.now();
+    fn(...args);
+  };
 }
 
 function buildCounterparties(config: Readonly<GatewayConfig>, catalogue: Catalogue): Map<string, Counterparty> {

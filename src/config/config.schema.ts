@@ -48,6 +48,13 @@ export const configSchema = z.strictObject({
     attempts: z.number().int().positive().default(8),
     /** First retry delay; doubles each attempt, with jitter. */
     backoffMs: z.number().int().positive().default(500),
+    /**
+     * How long a job's lock lasts without renewal. A worker that dies (SIGKILL, power)
+     * holds its active jobs until the lock runs out; then another worker takes them.
+     */
+    lockDurationMs: z.number().int().min(1000).default(15_000),
+    /** How often workers look for jobs whose lock ran out. */
+    stalledIntervalMs: z.number().int().min(500).default(5_000),
     /** How often unfinished messages are re-enqueued from the message store (covers a lost Redis). */
     reconcileEveryMs: z.number().int().positive().default(15_000),
     /** Seconds a message may sit in a stage before the reconciler re-enqueues it. */

@@ -177,32 +177,63 @@ export async function markFinished(
   await addEvent(sql, id, fields.status, fields.reason, { outcome: fields.outcome });
 }
 
-export async function markDead(sql: Sql, id: string, stage: PipelineStage, errorCode: string, reason: string): Promise<void> {
-  await sql.query(
+/** The statuses a message has while it waits for each stage. */
+const WAITING_FOR: Record<PipelineStage, readonly MessageStatus[]> = {
+  validate: ['received'],
+  apply: ['validated'],
+  deliver: ['applied', 'rejected', 'duplicate'],
+};
+
+/**
+ * Marks a message dead after its stage's last attempt — unless it has moved on
+ * meanwhile (another job applied it), in which case nothing changes.
+ */
+export async function markDead(sql: Sql, id: string, stage: PipelineStage, errorCode: string, reason: string): Promise<boolean> {
+  const { rows } = await sql.query(
     `UPDATE messages SET status = 'dead', dead_stage = $2, error_code = $3, updated_at = now()
-      WHERE id = $1 AND status IN ('received', 'validated', 'applied', 'rejected', 'duplicate')`,
-    [id, stage, errorCode],
+      WHERE id = $1 AND status = ANY($4::text[]) RETURNING id`,
+    [id, stage, errorCode, WAITING_FOR[stage]],
   );
+  if (rows.length === 0) return false;
   await addEvent(sql, id, 'dead', reason, { stage, errorCode });
+  return true;
+}
+
+export interface ApplicableMessage {
+  readonly id: string;
+  readonly counterpartyId: string;
+  readonly externalId: string;
+  readonly messageType: string;
+  readonly metadata: Record<string, unknown>;
+  readonly document: unknown;
 }
 
 /**
- * Some earlier message that must be applied before this one: same ordering key and
- * not yet applied, or from the same counterparty and not yet validated (its key is
- * still unknown). Documents are applied in arrival order per agreement this way.
+ * The validated messages of an ordering key that may be applied now, oldest first,
+ * locked for the transaction. The list stops before the first message whose sender
+ * has an older message not yet validated: that one may belong to the same key.
  */
-export async function findWaitingPredecessor(
-  sql: Sql,
-  message: { seq: number; orderingKey: string; counterpartyId: string },
-): Promise<string | undefined> {
-  const { rows } = await sql.query<{ id: string }>(
-    `(SELECT id FROM messages WHERE ordering_key = $1 AND seq < $2 AND status IN ('received', 'validated') LIMIT 1)
-     UNION ALL
-     (SELECT id FROM messages WHERE counterparty_id = $3 AND seq < $2 AND status = 'received' LIMIT 1)
-     LIMIT 1`,
-    [message.orderingKey, message.seq, message.counterpartyId],
+export async function listApplicable(sql: Sql, orderingKey: string, limit: number): Promise<ApplicableMessage[]> {
+  const { rows } = await sql.query<{
+    id: string; seq: string; counterparty_id: string; external_id: string; message_type: string;
+    metadata: Record<string, unknown>; document: unknown; blocked: boolean;
+  }>(
+    `SELECT m.id, m.seq, m.counterparty_id, m.external_id, m.message_type, m.metadata, m.document,
+            EXISTS (SELECT 1 FROM messages r WHERE r.counterparty_id = m.counterparty_id AND r.status = 'received' AND r.seq < m.seq) AS blocked
+       FROM messages m
+      WHERE m.ordering_key = $1 AND m.status = 'validated'
+      ORDER BY m.seq LIMIT $2 FOR UPDATE OF m`,
+    [orderingKey, limit],
   );
-  return rows[0]?.id;
+  const applicable: ApplicableMessage[] = [];
+  for (const row of rows) {
+    if (row.blocked) break;
+    applicable.push({
+      id: row.id, counterpartyId: row.counterparty_id, externalId: row.external_id, messageType: row.message_type,
+      metadata: row.metadata, document: row.document,
+    });
+  }
+  return applicable;
 }
 
 export interface MessageFilter {

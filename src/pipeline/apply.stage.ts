@@ -1,65 +1,102 @@
 import { stockholmDate } from '../core/calendar-date.ts';
 import { GatewayError } from '../core/gateway-error.ts';
-import { findWaitingPredecessor, lockMessage, markFinished } from '../ledger/messages.repository.ts';
+import type { Sql } from '../ledger/database.ts';
+import { getMessage, listApplicable, markFinished, type ApplicableMessage } from '../ledger/messages.repository.ts';
 import { insertResponse } from '../ledger/responses.repository.ts';
 import { buildResponse, documentStatus, responseFileName } from '../messages/response-builder.ts';
 import { requestNameOf } from './finish-rejected.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
 /**
- * Apply: runs the type's handler inside ONE transaction that also stores the response
- * and moves the message to its final status. A crash before the commit leaves nothing
- * behind; a retry after the commit finds the message no longer `validated` and does
- * nothing. That is how an at-least-once queue gives an exactly-once effect.
+ * Apply: runs each document's handler inside one PostgreSQL transaction that also
+ * stores the response and moves the message to its final status. A crash before the
+ * commit leaves nothing behind; a retry after the commit finds the message no longer
+ * `validated` and does nothing. That is how an at-least-once queue gives an
+ * exactly-once effect.
  *
- * Ordering: the transaction takes an advisory lock on the document's ordering key
- * (the agreement) and refuses to go ahead of an earlier message for the same key — or
- * an earlier, not yet validated message from the same sender — by throwing
- * WAITING_FOR_PREDECESSOR; the worker puts the job back for a moment without counting
- * an attempt.
+ * Ordering: documents with the same ordering key (the agreement) are applied in
+ * arrival order whatever the number of workers. The job that holds the key's advisory
+ * lock applies the key's validated documents oldest first — its own and those queued
+ * behind it, up to MAX_BATCH in one transaction — and stops before a document whose
+ * sender still has an earlier document in validation (its key is not yet known). A job
+ * that finds the key locked, or its document behind an unfinished one, steps aside
+ * (WAITING_FOR_PREDECESSOR) and is retried in a moment without counting an attempt;
+ * by then its document has usually been applied by the lock holder.
  */
 export type ApplyResult = 'applied' | 'rejected' | 'skipped';
 
+/** Documents of one key applied per transaction. */
+const MAX_BATCH = 50;
+
 export async function applyMessage(deps: PipelineDeps, messageId: string): Promise<ApplyResult> {
+  const message = await getMessage(deps.db, messageId);
+  if (!message || message.status !== 'validated' || !message.orderingKey) return 'skipped';
+  const key = message.orderingKey;
   const now = deps.clock();
-  const result = await deps.db.transaction(async (tx): Promise<ApplyResult> => {
-    const message = await lockMessage(tx, messageId);
-    if (!message || message.status !== 'validated' || !message.messageType || !message.orderingKey) return 'skipped';
-    const type = deps.catalogue.get(message.messageType);
-    if (!type) throw new GatewayError('INTERNAL_ERROR', `no handler for ${message.messageType}`);
 
-    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [message.orderingKey]);
-    const predecessor = await findWaitingPredecessor(tx, { seq: message.seq, orderingKey: message.orderingKey, counterpartyId: message.counterpartyId });
-    if (predecessor) throw new GatewayError('WAITING_FOR_PREDECESSOR', `${messageId} waits for ${predecessor}`);
-
-    const counterparty = deps.counterparties.get(message.counterpartyId);
-    const outcome = await type.apply(
-      {
-        tx,
-        messageId,
-        sender: { counterpartyId: message.counterpartyId, organisationNumber: counterparty?.organisationNumber ?? '' },
-        today: stockholmDate(now),
-        rules: deps.rules,
-      },
-      message.document as never,
-    );
-    const status = documentStatus(outcome);
-    await insertResponse(tx, {
-      messageId,
-      documentType: type.responseName,
-      fileName: responseFileName(requestNameOf(message), messageId, type.responseName),
-      body: buildResponse({ responseName: type.responseName, gatewayMessageId: messageId, inResponseTo: type.senderMessageId(message.document as never), createdAt: now, outcome }),
-    });
-    const rejected = status === 'Rejected';
-    await markFinished(tx, messageId, {
-      status: rejected ? 'rejected' : 'applied',
-      outcome: rejected ? 'rejected' : status === 'Accepted' ? 'accepted' : 'partially_accepted',
-      messageType: type.name,
-      errorCode: outcome.errors[0]?.code ?? outcome.items.find((item) => item.code)?.code ?? null,
-      reason: `${status}: ${outcome.items.filter((item) => item.status === 'Accepted').length} of ${outcome.items.length} items accepted`,
-    });
-    return rejected ? 'rejected' : 'applied';
+  const run = await deps.db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked', [key]);
+    if (!rows[0]?.locked) return undefined;
+    const results = new Map<string, ApplyResult>();
+    let failure: { id: string; error: unknown } | undefined;
+    for (const candidate of await listApplicable(tx, key, MAX_BATCH)) {
+      await tx.query('SAVEPOINT apply_one');
+      try {
+        results.set(candidate.id, await applyOne(deps, tx, candidate, now));
+        await tx.query('RELEASE SAVEPOINT apply_one');
+      } catch (error) {
+        // Keep what was applied before it; this document's own job will retry it.
+        await tx.query('ROLLBACK TO SAVEPOINT apply_one');
+        failure = { id: candidate.id, error };
+        break;
+      }
+    }
+    return { results, failure };
   });
-  if (result !== 'skipped') await deps.scheduler.enqueue('deliver', [messageId]);
-  return result;
+
+  if (run && run.results.size > 0) await deps.scheduler.enqueue('deliver', [...run.results.keys()]);
+  const mine = run?.results.get(messageId);
+  if (mine) return mine;
+  if (run?.failure?.id === messageId) throw run.failure.error;
+  if ((await getMessage(deps.db, messageId))?.status !== 'validated') return 'skipped';
+  throw new GatewayError('WAITING_FOR_PREDECESSOR', `${messageId} waits for an earlier document with key ${key}`);
+}
+
+async function applyOne(deps: PipelineDeps, tx: Sql, message: ApplicableMessage, now: Date): Promise<ApplyResult> {
+  const type = deps.catalogue.get(message.messageType);
+  if (!type) throw new GatewayError('INTERNAL_ERROR', `no handler for ${message.messageType}`);
+  const counterparty = deps.counterparties.get(message.counterpartyId);
+  const outcome = await type.apply(
+    {
+      tx,
+      messageId: message.id,
+      sender: { counterpartyId: message.counterpartyId, organisationNumber: counterparty?.organisationNumber ?? '' },
+      today: stockholmDate(now),
+      rules: deps.rules,
+    },
+    message.document as never,
+  );
+  const status = documentStatus(outcome);
+  await insertResponse(tx, {
+    messageId: message.id,
+    documentType: type.responseName,
+    fileName: responseFileName(requestNameOf(message), message.id, type.responseName),
+    body: buildResponse({
+      responseName: type.responseName,
+      gatewayMessageId: message.id,
+      inResponseTo: type.senderMessageId(message.document as never),
+      createdAt: now,
+      outcome,
+    }),
+  });
+  const rejected = status === 'Rejected';
+  const accepted = outcome.items.filter((item) => item.status === 'Accepted').length;
+  await markFinished(tx, message.id, {
+    status: rejected ? 'rejected' : 'applied',
+    outcome: rejected ? 'rejected' : status === 'Accepted' ? 'accepted' : 'partially_accepted',
+    messageType: type.name,
+    errorCode: outcome.errors[0]?.code ?? outcome.items.find((item) => item.code)?.code ?? null,
+    reason: `${status}: ${accepted} of ${outcome.items.length} items accepted`,
+  });
+  return rejected ? 'rejected' : 'applied';
 }

@@ -26,8 +26,11 @@ export interface StageJobData {
 }
 
 /** A Redis connection as BullMQ needs it: commands wait for a reconnect instead of failing. */
-export function connectRedis(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
+export function connectRedis(url: string, onError: (error: Error) => void = () => undefined): Redis {
+  const redis = new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
+  // ioredis reconnects by itself; the listener keeps a lost connection from being an unhandled error.
+  redis.on('error', onError);
+  return redis;
 }
 
 export class PipelineQueues implements StageScheduler {

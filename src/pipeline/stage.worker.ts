@@ -22,6 +22,8 @@ export interface StageWorkerOptions {
   readonly connection: Redis;
   readonly prefix: string;
   readonly concurrency: number;
+  readonly lockDurationMs: number;
+  readonly stalledIntervalMs: number;
   readonly db: Database;
   readonly log: Logger;
 }
@@ -45,7 +47,16 @@ export function startStageWorker(options: StageWorkerOptions): Worker<StageJobDa
         throw error;
       }
     },
-    { connection: options.connection, prefix: options.prefix, concurrency: options.concurrency, autorun: true },
+    {
+      connection: options.connection,
+      prefix: options.prefix,
+      concurrency: options.concurrency,
+      lockDuration: options.lockDurationMs,
+      stalledInterval: options.stalledIntervalMs,
+      // Stages are idempotent: a job whose worker died may safely run again, however often.
+      maxStalledCount: 1000,
+      autorun: true,
+    },
   );
 
   worker.on('failed', (job, error) => {

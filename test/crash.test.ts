@@ -1,0 +1,123 @@
+/**
+ * Exactly-once under crashes: 1,000 documents in flight, the worker process killed
+ * with SIGKILL mid-run and started again, then Redis killed and restarted empty
+ * mid-run. Every document must be applied exactly once — the ledger's totals match —
+ * and answered with exactly one response file.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
+import type { Database } from '../src/ledger/database.ts';
+import { createTestDatabase, deleteQueues, startTestGateway, testSettings, waitFor, type TestDatabase, type TestGateway } from './support/harness.ts';
+import { startRedisServer, writeConfigFile, runCli, type RedisServer, type GatewayProcess } from './support/processes.ts';
+import { salaryAdjustment, PERSONS } from './support/documents.ts';
+
+const DOCUMENTS = 1000;
+const people = [PERSONS.anna, PERSONS.bertil, PERSONS.cecilia];
+
+let redis: RedisServer;
+let database: TestDatabase;
+let db: Database;
+let producer: TestGateway;
+let configFile: string;
+let queuePrefix: string;
+const workers: GatewayProcess[] = [];
+
+before(async () => {
+  redis = await startRedisServer();
+  database = await createTestDatabase();
+  db = openPostgresDatabase({ url: database.url, max: 2 });
+  // The producer only receives (intake + queues); the worker runs in a child process.
+  producer = await startTestGateway({ roles: [], database, settings: { redisUrl: redis.url } });
+  queuePrefix = producer.config.queuePrefix;
+  const settings = testSettings(producer.dataDir, {
+    databaseUrl: database.url,
+    redisUrl: redis.url,
+    queuePrefix,
+    logLevel: 'warn',
+    workers: {
+      applyConcurrency: 16, validateConcurrency: 16, backoffMs: 100, attempts: 20, reconcileEveryMs: 500, reconcileAfterMs: 1500,
+      lockDurationMs: 3000, stalledIntervalMs: 1000,
+    },
+  });
+  configFile = await writeConfigFile(producer.dataDir, settings);
+});
+
+after(async () => {
+  for (const worker of workers) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+  await producer?.destroy();
+  await db?.close();
+  await database?.drop();
+  await deleteQueues(queuePrefix, redis.url).catch(() => undefined);
+  await redis?.kill();
+});
+
+const count = async (sql: string) => Number((await db.query<{ n: string }>(sql)).rows[0]!.n);
+const applied = () => count(`SELECT count(*)::text AS n FROM messages WHERE status = 'applied'`);
+
+function startWorker(): GatewayProcess {
+  const worker = runCli(['worker', '--config', configFile]);
+  workers.push(worker);
+  return worker;
+}
+
+async function kill(worker: GatewayProcess): Promise<void> {
+  worker.child.kill('SIGKILL');
+  assert.equal(await worker.exited, 'SIGKILL');
+}
+
+test('1,000 documents survive a SIGKILLed worker and a Redis restart, each applied and answered exactly once', async () => {
+  const expectedTotal = { count: 0, sum: 0 };
+  const receipts = [];
+  for (let index = 0; index < DOCUMENTS; index += 1) {
+    const salary = 400_000 + index;
+    expectedTotal.count += 1;
+    expectedTotal.sum += salary;
+    const bytes = Buffer.from(salaryAdjustment({ messageId: `CRASH-${index}` }, [{ pin: people[index % people.length]!, date: '2026-12-01', salary: `${salary}.00` }]));
+    receipts.push(producer.intake.receive({
+      channel: 'folder', counterpartyId: 'demo-employer', externalId: `crash-${index}.xml`, receivedAt: new Date(),
+      content: { bytes }, metadata: { fileName: `crash-${index}.xml` },
+    }));
+  }
+  await Promise.all(receipts);
+
+  let worker = startWorker();
+  await waitFor(async () => (await applied()) >= 200 || worker.child.exitCode !== null, '200 applied before the first kill', 60_000);
+  assert.equal(worker.child.exitCode, null, `worker exited early:\n${worker.output()}`);
+  await kill(worker);
+  const atKill = await applied();
+  assert.ok(atKill < DOCUMENTS, `the kill must happen mid-run (applied ${atKill})`);
+
+  worker = startWorker();
+  await waitFor(async () => (await applied()) >= atKill + 200, '200 more applied before Redis restarts', 60_000);
+  await redis.kill();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await redis.start();
+  const atRedisRestart = await applied();
+  assert.ok(atRedisRestart < DOCUMENTS, `Redis must restart mid-run (applied ${atRedisRestart})`);
+
+  await waitFor(
+    async () => (await count(`SELECT count(*)::text AS n FROM responses WHERE delivered_at IS NOT NULL`)) === DOCUMENTS,
+    'every response delivered',
+    120_000,
+  );
+  worker.child.kill('SIGTERM');
+  await worker.exited;
+
+  assert.equal(await applied(), DOCUMENTS, 'every document applied');
+  const ledger = (await db.query<{ n: string; total: string; distinct_messages: string }>(
+    `SELECT count(*)::text AS n, sum(annual_salary)::text AS total, count(DISTINCT message_id)::text AS distinct_messages
+       FROM salaries WHERE message_id <> 'demo-seed'`,
+  )).rows[0]!;
+  assert.deepEqual(
+    { n: Number(ledger.n), total: Number(ledger.total), distinct: Number(ledger.distinct_messages) },
+    { n: expectedTotal.count, total: expectedTotal.sum, distinct: DOCUMENTS },
+    'ledger totals: one salary row per document, no more, no less',
+  );
+  const files = (await readdir(join(producer.outbox('demo-employer')))).filter((name) => name.endsWith('.xml'));
+  assert.equal(files.length, DOCUMENTS, 'exactly one response file per document');
+  assert.equal(new Set(files.map((name) => name.split('.')[1])).size, DOCUMENTS, 'one response per message id');
+  assert.equal(await count(`SELECT count(*)::text AS n FROM messages WHERE status = 'dead'`), 0);
+});

@@ -1,0 +1,66 @@
+/** Small builders for plan-administration documents used by the integration tests. */
+const NS = 'urn:se:depot-gateway:v1';
+
+export interface HeaderFields {
+  messageId: string;
+  agreementNumber?: string;
+  employer?: string;
+}
+
+function header(fields: HeaderFields): string {
+  return `  <Header>
+    <MessageId>${fields.messageId}</MessageId>
+    <CreatedAt>2026-11-20T09:00:00+01:00</CreatedAt>
+    <AgreementNumber>${fields.agreementNumber ?? 'AGR-1001'}</AgreementNumber>
+    <EmployerOrganisationNumber>${fields.employer ?? '5561234567'}</EmployerOrganisationNumber>
+  </Header>
+`;
+}
+
+export function changeFee(fields: HeaderFields, items: { itemId?: string; pin: string; insurance: string; date: string; type: 'FixedCharge' | 'CapitalCharge'; value: string }[]): string {
+  const body = items
+    .map((item, index) => `  <Item>
+    <ItemId>${item.itemId ?? index + 1}</ItemId>
+    <PersonalIdentityNumber>${item.pin}</PersonalIdentityNumber>
+    <InsuranceNumber>${item.insurance}</InsuranceNumber>
+    <EffectiveDate>${item.date}</EffectiveDate>
+    <FeeType>${item.type}</FeeType>
+    <Value>${item.value}</Value>
+  </Item>
+`)
+    .join('');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<ChangeFee xmlns="${NS}">\n${header(fields)}${body}</ChangeFee>\n`;
+}
+
+export function salaryAdjustment(fields: HeaderFields, items: { itemId?: string; pin: string; date: string; salary: string }[]): string {
+  const body = items
+    .map((item, index) => `  <Item>
+    <ItemId>${item.itemId ?? index + 1}</ItemId>
+    <PersonalIdentityNumber>${item.pin}</PersonalIdentityNumber>
+    <EffectiveDate>${item.date}</EffectiveDate>
+    <AnnualSalary currency="SEK">${item.salary}</AnnualSalary>
+  </Item>
+`)
+    .join('');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<SalaryAdjustment xmlns="${NS}">\n${header(fields)}${body}</SalaryAdjustment>\n`;
+}
+
+export function employmentEnded(fields: HeaderFields, items: { itemId?: string; pin: string; endDate: string; reason?: string }[]): string {
+  const body = items
+    .map((item, index) => `  <Item>
+    <ItemId>${item.itemId ?? index + 1}</ItemId>
+    <PersonalIdentityNumber>${item.pin}</PersonalIdentityNumber>
+    <EndDate>${item.endDate}</EndDate>
+${item.reason ? `    <Reason>${item.reason}</Reason>\n` : ''}  </Item>
+`)
+    .join('');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<EmploymentEnded xmlns="${NS}">\n${header(fields)}${body}</EmploymentEnded>\n`;
+}
+
+export const PERSONS = {
+  anna: '197001011233',
+  bertil: '198002021239',
+  cecilia: '199003031235',
+  david: '198512121230',
+  eva: '197607151235',
+} as const;
