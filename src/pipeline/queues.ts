@@ -40,7 +40,12 @@ export class PipelineQueues implements StageScheduler {
     readonly connection: Redis,
     private readonly settings: QueueSettings,
   ) {
-    const make = (stage: PipelineStage) => new Queue<StageJobData>(stage, { connection, prefix: settings.prefix });
+    const make = (stage: PipelineStage) => {
+      const queue = new Queue<StageJobData>(stage, { connection, prefix: settings.prefix });
+      // Connection errors are reported once by the shared connection's listener; ioredis reconnects.
+      queue.on('error', () => undefined);
+      return queue;
+    };
     this.queues = { validate: make('validate'), apply: make('apply'), deliver: make('deliver') };
   }
 

@@ -29,7 +29,7 @@ export interface TestDatabase {
 /** A fresh, empty database on the real server (optionally copied from a template). */
 export async function createTestDatabase(template?: string): Promise<TestDatabase> {
   const name = `dg_test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
+  await adminQuery(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template} STRATEGY FILE_COPY` : ''}`);
   const url = ADMIN_DATABASE_URL.replace(/\/[^/]*$/, `/${name}`);
   return { url, name, drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
