@@ -112,7 +112,7 @@ describe('fixtures', () => {
           await matchGolden(fixture.path.replace(/\.xml$/, '.ledger.json'), `${JSON.stringify(effect, null, 2)}\n`);
         } else {
           assert.equal(result.outcome, 'rejected');
-          assert.match(result.body, /<Status>Rejected<\/Status>\n  <\/Header>/);
+          assert.match(result.body, /<Status>Rejected<\/Status>\n {2}<\/Header>/);
           assert.match(result.body, new RegExp(`<Code>${fixture.expectedCode}</Code>`), `rejected with ${fixture.expectedCode}`);
           assert.deepEqual(Object.values(effect).flat(), [], 'a rejected document leaves the ledger untouched');
           if (fixture.type !== '_untyped') assert.equal(result.document_type, `${fixture.type}Response`);

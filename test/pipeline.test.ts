@@ -38,7 +38,7 @@ describe('a document from a folder to its response', () => {
     assert.match(response.name, /^fees-1\.[0-9A-Z]{26}\.ChangeFeeResponse\.xml$/);
     assert.deepEqual(schemas.validate(response.body, 'ChangeFeeResponse'), []);
     assert.match(response.body, /<InResponseTo>FEES-1<\/InResponseTo>/);
-    assert.match(response.body, /<Status>Accepted<\/Status>\n  <\/Header>/);
+    assert.match(response.body, /<Status>Accepted<\/Status>\n {2}<\/Header>/);
     const fees = await query<{ insurance_number: string; fee_type: string; value: string; effective_date: string }>(
       `SELECT f.insurance_number, f.fee_type, f.value::text, f.effective_date::text FROM insurance_fees f
          JOIN messages m ON m.id = f.message_id WHERE m.external_id = 'fees-1.xml' ORDER BY f.insurance_number`,

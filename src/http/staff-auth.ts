@@ -1,7 +1,6 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import fastifyBasicAuth from '@fastify/basic-auth';
-import { GatewayError } from '../core/gateway-error.ts';
 
 /**
  * HTTP Basic authentication for insurer staff (the queue dashboard, the message API).
@@ -16,7 +15,7 @@ export async function requireStaff(app: FastifyInstance, users: readonly { usern
       const name = digest(username);
       const secret = digest(password);
       const match = digests.some((user) => timingSafeEqual(user.username, name) && timingSafeEqual(user.password, secret));
-      if (!match) throw new GatewayError('SENDER_NOT_AUTHORISED', 'unknown staff user or wrong password');
+      if (!match) throw new Error('unknown staff user or wrong password');
     },
   });
   app.addHook('onRequest', app.basicAuth);

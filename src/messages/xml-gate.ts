@@ -129,5 +129,10 @@ function firstInvalidUtf8(bytes: Uint8Array): string {
       high = middle;
     }
   }
-  return low < bytes.length ? ` at byte ${low}` : '';
+  if (low >= bytes.length) return '';
+  // The decoder notices a bad sequence at the byte that breaks it; report where it began.
+  let start = low;
+  while (start > 0 && low - start < 3 && ((bytes[start - 1] ?? 0) & 0xc0) === 0x80) start -= 1;
+  if (start > 0 && ((bytes[start - 1] ?? 0) & 0xc0) === 0xc0) start -= 1;
+  return ` at byte ${start}`;
 }

@@ -81,11 +81,13 @@ export interface TestGatewayOptions extends Partial<GatewayOptions> {
   readonly database?: TestDatabase;
   /** Keep the database when destroyed (it belongs to the caller). */
   readonly keepDatabase?: boolean;
+  /** Run on the embedded PostgreSQL (PGlite) in the data folder, as with no DATABASE_URL. */
+  readonly embedded?: boolean;
 }
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const dataDir = await mkdtemp(join(tmpdir(), 'dg-test-'));
-  const database = options.database ?? (options.db ? undefined : await createTestDatabase());
+  const database = options.database ?? (options.db || options.embedded ? undefined : await createTestDatabase());
   const config: Readonly<GatewayConfig> = parseConfig(
     testSettings(dataDir, { ...(database ? { databaseUrl: database.url } : {}), ...options.settings }),
   );
@@ -141,11 +143,11 @@ export async function dropFile(folder: string, name: string, content: string | U
 }
 
 /** Polls until `check` returns a truthy value, or fails after `timeoutMs` with `what`. */
-export async function waitFor<T>(check: () => Promise<T> | T, what: string, timeoutMs = 15_000): Promise<NonNullable<T>> {
+export async function waitFor<T>(check: () => Promise<T> | T, what: string, timeoutMs = 15_000): Promise<Exclude<NonNullable<T>, false | '' | 0>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value as NonNullable<T>;
+    if (value) return value as Exclude<NonNullable<T>, false | '' | 0>;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

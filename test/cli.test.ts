@@ -1,0 +1,112 @@
+/**
+ * The depot-gateway command as a script sees it: exit codes, the response document on
+ * stdout, JSON lines from `messages --json`, and `submit` against a running gateway
+ * as well as in-process when none answers. Real PostgreSQL and Redis; the CLI runs as
+ * a child process.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stockholmDate } from '../src/core/calendar-date.ts';
+import { createTestDatabase, deleteQueues, testSettings, waitFor, type TestDatabase } from './support/harness.ts';
+import { freePort, runCli, runCliToEnd, writeConfigFile } from './support/processes.ts';
+import { salaryAdjustment, PERSONS } from './support/documents.ts';
+
+// The CLI runs on the real clock, so documents are dated today.
+const today = stockholmDate(new Date());
+
+describe('depot-gateway CLI', () => {
+  let database: TestDatabase;
+  let folder: string;
+  let config: string;
+  let queuePrefix: string;
+  let port: number;
+  const file = async (name: string, content: string) => {
+    const path = join(folder, name);
+    await writeFile(path, content);
+    return path;
+  };
+
+  before(async () => {
+    database = await createTestDatabase();
+    folder = await mkdtemp(join(tmpdir(), 'dg-cli-'));
+    port = await freePort();
+    const settings = testSettings(join(folder, 'data'), { databaseUrl: database.url, port, logLevel: 'warn' });
+    queuePrefix = settings.queuePrefix as string;
+    config = await writeConfigFile(folder, settings);
+  });
+  after(async () => {
+    await database.drop();
+    await deleteQueues(queuePrefix);
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  test('submit with no gateway running processes in-process: exit 0 and the response on stdout', async () => {
+    const path = await file('cli-ok.xml', salaryAdjustment({ messageId: 'CLI-OK' }, [{ pin: PERSONS.anna, date: today, salary: '610000.00' }]));
+    const result = await runCliToEnd(['submit', path, '--from', 'demo-employer', '--wait', '--config', config]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^<\?xml[\s\S]*<SalaryAdjustmentResponse[\s\S]*<InResponseTo>CLI-OK<\/InResponseTo>[\s\S]*<Status>Accepted<\/Status>/);
+  });
+
+  test('a rejected document exits 1 and still prints its response', async () => {
+    const path = await file('cli-rejected.xml', salaryAdjustment({ messageId: 'CLI-NO', agreementNumber: 'AGR-9999' }, [{ pin: PERSONS.anna, date: today, salary: '1.00' }]));
+    const result = await runCliToEnd(['submit', path, '--from', 'demo-employer', '--config', config]);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stdout, /<Code>AGREEMENT_UNKNOWN<\/Code>/);
+  });
+
+  test('usage and system errors exit 2 with a message on stderr', async () => {
+    const missingFrom = await runCliToEnd(['submit', 'x.xml', '--config', config]);
+    assert.equal(missingFrom.code, 2);
+    assert.match(missingFrom.stderr, /required option '--from <counterparty>'/);
+    const path = await file('cli-unknown.xml', '<a/>');
+    const unknown = await runCliToEnd(['submit', path, '--from', 'nobody', '--config', config]);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /^depot-gateway: UNKNOWN_COUNTERPARTY: /);
+    const badConfig = await file('bad.json', JSON.stringify({ port: 'eighty', counterparties: [{ id: 'Bad Id' }] }));
+    const invalid = await runCliToEnd(['messages', '--config', badConfig]);
+    assert.equal(invalid.code, 2);
+    assert.match(invalid.stderr, /CONFIG_INVALID/);
+    assert.match(invalid.stderr, /port: /);
+    assert.match(invalid.stderr, /counterparties\.0\.id: /);
+    assert.match(invalid.stderr, /counterparties\.0\.organisationNumber: /);
+  });
+
+  test('messages --json lists one JSON object per line with id, counterparty, type and status', async () => {
+    const result = await runCliToEnd(['messages', '--json', '--config', config]);
+    assert.equal(result.code, 0, result.stderr);
+    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, string>);
+    assert.deepEqual(lines.map((m) => [m.externalId, m.counterparty, m.type, m.status]), [
+      ['cli-rejected.xml', 'demo-employer', 'SalaryAdjustment', 'rejected'],
+      ['cli-ok.xml', 'demo-employer', 'SalaryAdjustment', 'applied'],
+    ]);
+    const show = await runCliToEnd(['messages', 'show', lines[1]!.id!, '--config', config]);
+    assert.equal(show.code, 0);
+    assert.match(show.stdout, /status applied, accepted/);
+    assert.match(show.stdout, /delivered\s+folder/);
+  });
+
+  test('submit hands the document to a running gateway, which stops cleanly on SIGTERM', async () => {
+    const gateway = runCli(['start', '--config', config]);
+    try {
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok, 'the gateway to answer', 30_000);
+      const path = await file('cli-remote.xml', salaryAdjustment({ messageId: 'CLI-REMOTE' }, [{ pin: PERSONS.bertil, date: today, salary: '620000.00' }]));
+      const result = await runCliToEnd(['submit', path, '--from', 'demo-employer', '--config', config]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /<InResponseTo>CLI-REMOTE<\/InResponseTo>[\s\S]*<Status>Accepted<\/Status>/);
+      // The demo configuration drops a sample document at the first start; it is applied too.
+      const applied = await waitFor(async () => {
+        const listed = await runCliToEnd(['messages', '--json', '--status', 'applied', '--config', config]);
+        const names = listed.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { externalId: string }).externalId);
+        return names.includes(`demo-salary-${today}.xml`) && names;
+      }, 'the demo sample applied', 20_000);
+      assert.equal(applied[0], 'cli-remote.xml', 'newest first');
+      gateway.child.kill('SIGTERM');
+      assert.equal(await gateway.exited, 0, gateway.output());
+    } finally {
+      if (gateway.child.exitCode === null) gateway.child.kill('SIGKILL');
+    }
+  });
+});

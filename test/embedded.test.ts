@@ -1,0 +1,31 @@
+/**
+ * The embedded default: with no DATABASE_URL the ledger and message store run on
+ * PGlite in the data folder, with the same migrations, and a document still goes
+ * from the folder to its response through the real Redis queues.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { dropFile, startTestGateway, waitFor, type TestGateway } from './support/harness.ts';
+import { changeFee, PERSONS } from './support/documents.ts';
+
+let gateway: TestGateway | undefined;
+after(() => gateway?.destroy());
+
+test('a document is applied on the embedded PostgreSQL and answered', async () => {
+  gateway = await startTestGateway({ embedded: true });
+  assert.equal(gateway.deps.db.kind, 'pglite');
+  assert.ok(existsSync(join(gateway.dataDir, 'pglite')), 'the database lives in the data folder');
+  await dropFile(gateway.inbox('demo-employer'), 'embedded.xml', changeFee({ messageId: 'EMB-1' }, [
+    { pin: PERSONS.cecilia, insurance: 'INS-100003', date: '2026-12-01', type: 'FixedCharge', value: '300' },
+  ]));
+  const outbox = gateway.outbox('demo-employer');
+  const name = await waitFor(async () => (await readdir(outbox)).find((file) => file.startsWith('embedded.')), 'the response');
+  assert.match(await readFile(join(outbox, name), 'utf8'), /<Status>Accepted<\/Status>/);
+  const { rows } = await gateway.deps.db.query<{ value: string }>(
+    `SELECT value::text FROM insurance_fees WHERE insurance_number = 'INS-100003' AND message_id <> 'demo-seed'`,
+  );
+  assert.deepEqual(rows, [{ value: '300.0000' }]);
+});

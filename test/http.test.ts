@@ -1,0 +1,114 @@
+/**
+ * The HTTP server on real Redis and PostgreSQL: health and readiness, staff
+ * authentication in front of the queue dashboard and the message API, and a dead
+ * message made alive again by replay once its cause is fixed.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import type { InjectOptions } from 'fastify';
+import { startTestGateway, waitFor, type TestGateway } from './support/harness.ts';
+import { salaryAdjustment, PERSONS } from './support/documents.ts';
+
+const staff = `Basic ${Buffer.from('staff:test-password').toString('base64')}`;
+const wrong = `Basic ${Buffer.from('staff:not-the-password').toString('base64')}`;
+
+describe('http', () => {
+  let gateway: TestGateway;
+  before(async () => {
+    gateway = await startTestGateway({
+      roles: ['api', 'worker'],
+      settings: { workers: { attempts: 2, backoffMs: 50, reconcileEveryMs: 60_000, reconcileAfterMs: 60_000 } },
+    });
+  });
+  after(() => gateway.destroy());
+  const inject = (options: InjectOptions) => gateway.http!.inject(options);
+
+  test('health and readiness report PostgreSQL and Redis', async () => {
+    assert.equal((await inject({ url: '/healthz' })).statusCode, 200);
+    const ready = await inject({ url: '/readyz' });
+    assert.equal(ready.statusCode, 200);
+    assert.deepEqual(ready.json(), { status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
+  });
+
+  test('the queue dashboard and the message API need staff credentials', async () => {
+    for (const url of ['/admin/queues', '/api/messages']) {
+      assert.equal((await inject({ url })).statusCode, 401, `${url} without credentials`);
+      assert.equal((await inject({ url, headers: { authorization: wrong } })).statusCode, 401, `${url} with a wrong password`);
+    }
+    const board = await inject({ url: '/admin/queues', headers: { authorization: staff } });
+    assert.equal(board.statusCode, 200);
+    assert.match(board.body, /<html/i);
+    const queues = await inject({ url: '/admin/queues/api/queues', headers: { authorization: staff } });
+    assert.deepEqual((queues.json() as { queues: { name: string }[] }).queues.map((q) => q.name).sort(), ['apply', 'deliver', 'validate']);
+  });
+
+  test('a document posted by staff is processed and its response can be read', async () => {
+    const posted = await inject({
+      method: 'POST', url: '/api/messages?from=demo-employer&name=api-1.xml', headers: { authorization: staff, 'content-type': 'application/xml' },
+      payload: salaryAdjustment({ messageId: 'API-1' }, [{ pin: PERSONS.cecilia, date: '2026-12-01', salary: '575000.00' }]),
+    });
+    assert.equal(posted.statusCode, 202);
+    const { messageId, status } = posted.json() as { messageId: string; status: string };
+    assert.equal(status, 'received');
+    const detail = await waitFor(async () => {
+      const body = (await inject({ url: `/api/messages/${messageId}`, headers: { authorization: staff } })).json() as { message: { status: string }; events: { status: string }[] };
+      return body.message.status === 'applied' && body;
+    }, 'applied');
+    assert.deepEqual(detail.events.map((event) => event.status), ['received', 'validated', 'applied']);
+    const response = await inject({ url: `/api/messages/${messageId}/response`, headers: { authorization: staff } });
+    assert.equal(response.headers['content-type'], 'application/xml; charset=utf-8');
+    assert.match(response.body, /<SalaryAdjustmentResponse[\s\S]*<Status>Accepted<\/Status>/);
+    const unknown = await inject({ method: 'POST', url: '/api/messages?from=nobody&name=x.xml', headers: { authorization: staff, 'content-type': 'application/xml' }, payload: '<a/>' });
+    assert.equal(unknown.statusCode, 403);
+    assert.equal((unknown.json() as { code: string }).code, 'UNKNOWN_COUNTERPARTY');
+    const missing = await inject({ url: '/api/messages/01NOTAMESSAGE0000000000000', headers: { authorization: staff } });
+    assert.equal(missing.statusCode, 404);
+    assert.equal((missing.json() as { code: string }).code, 'MESSAGE_NOT_FOUND');
+  });
+
+  test('a response that cannot be delivered ends dead; replay after the fix delivers it', async () => {
+    const outbox = gateway.outbox('demo-employer');
+    const restoreOutbox = async () => {
+      await rm(outbox, { recursive: true, force: true });
+      await mkdir(outbox, { recursive: true });
+    };
+    await rm(outbox, { recursive: true });
+    await writeFile(outbox, 'not a folder'); // the outbox is broken: every delivery fails
+    let messageId: string;
+    try {
+      const posted = await inject({
+        method: 'POST', url: '/api/messages?from=demo-employer&name=undeliverable.xml', headers: { authorization: staff, 'content-type': 'application/xml' },
+        payload: salaryAdjustment({ messageId: 'DEAD-1' }, [{ pin: PERSONS.cecilia, date: '2026-12-02', salary: '576000.00' }]),
+      });
+      messageId = (posted.json() as { messageId: string }).messageId;
+      const dead = await waitFor(async () => {
+        const body = (await inject({ url: `/api/messages/${messageId}`, headers: { authorization: staff } })).json() as {
+          message: { status: string; deadStage: string; errorCode: string; outcome: string }; deliveries: { outcome: string }[];
+        };
+        return body.message.status === 'dead' && body;
+      }, 'dead after two delivery attempts');
+      assert.equal(dead.message.deadStage, 'deliver');
+      assert.equal(dead.message.errorCode, 'DELIVERY_FAILED');
+      assert.equal(dead.message.outcome, 'accepted', 'the ledger change stands; only the answer is missing');
+      assert.deepEqual(dead.deliveries.map((d) => d.outcome), ['failed', 'failed']);
+    } finally {
+      await restoreOutbox();
+    }
+
+    const replayed = await inject({ method: 'POST', url: `/api/messages/${messageId}/replay`, headers: { authorization: staff } });
+    assert.deepEqual(replayed.json(), { messageId, replayedFrom: 'deliver' });
+    const files = await waitFor(async () => {
+      const found = (await readdir(outbox)).filter((name) => name.includes(messageId));
+      return found.length > 0 ? found : undefined;
+    }, 'the response file after replay');
+    assert.deepEqual(files, [`undeliverable.${messageId}.SalaryAdjustmentResponse.xml`]);
+    const after = (await inject({ url: `/api/messages/${messageId}`, headers: { authorization: staff } })).json() as { message: { status: string } };
+    assert.equal(after.message.status, 'applied');
+    const again = await inject({ method: 'POST', url: `/api/messages/${messageId}/replay`, headers: { authorization: staff } });
+    assert.equal(again.statusCode, 409, 'only dead messages can be replayed');
+    assert.equal((again.json() as { code: string }).code, 'MESSAGE_NOT_REPLAYABLE');
+    const salaries = await gateway.deps.db.query(`SELECT 1 FROM salaries WHERE annual_salary = 576000`);
+    assert.equal(salaries.rows.length, 1, 'replaying the delivery did not apply the document again');
+  });
+});
