@@ -1,11 +1,12 @@
 import { Command, CommanderError, Option } from 'commander';
 import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse } from './cli/commands.ts';
 import { EXIT, reportError } from './cli/output.ts';
+import { isGatewayError } from './core/gateway-error.ts';
 
 /**
  * The depot-gateway command. Exit codes a script can rely on:
  *   0  success (for submit: the document was accepted, fully or partly)
- *   1  the document was rejected (submit), or a listed message was not found
+ *   1  the document was rejected (submit), or no message has the id given (MESSAGE_NOT_FOUND)
  *   2  usage error or system error (configuration, database, queue, network)
  */
 const program = new Command('depot-gateway')
@@ -58,5 +59,5 @@ try {
     process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage);
   }
   reportError(error);
-  process.exit(EXIT.usage);
+  process.exit(isGatewayError(error) && error.code === 'MESSAGE_NOT_FOUND' ? EXIT.rejected : EXIT.usage);
 }

@@ -34,8 +34,15 @@ describe('http', () => {
   test('the queue dashboard and the message API need staff credentials', async () => {
     for (const url of ['/admin/queues', '/api/messages']) {
       assert.equal((await inject({ url })).statusCode, 401, `${url} without credentials`);
-      assert.equal((await inject({ url, headers: { authorization: wrong } })).statusCode, 401, `${url} with a wrong password`);
+      const refused = await inject({ url, headers: { authorization: wrong } });
+      assert.equal(refused.statusCode, 401, `${url} with a wrong password`);
+      assert.match(String(refused.headers['www-authenticate']), /^Basic realm="depot-gateway staff"/, 'browsers ask for the login');
     }
+    const refused = await inject({ url: '/api/messages', headers: { authorization: wrong } });
+    assert.equal((refused.json() as { code: string }).code, 'STAFF_AUTHENTICATION_REQUIRED');
+    const noSender = await inject({ method: 'POST', url: '/api/messages', headers: { authorization: staff, 'content-type': 'application/xml' }, payload: '<a/>' });
+    assert.equal(noSender.statusCode, 400);
+    assert.equal((noSender.json() as { code: string }).code, 'REQUEST_INVALID');
     const board = await inject({ url: '/admin/queues', headers: { authorization: staff } });
     assert.equal(board.statusCode, 200);
     assert.match(board.body, /<html/i);

@@ -66,7 +66,7 @@ interface SubmitOptions {
 export async function runSubmit(options: GlobalOptions, file: string, submit: SubmitOptions): Promise<void> {
   const settings = config(options);
   const bytes = await readFile(file).catch((error: Error) => {
-    throw new GatewayError('MESSAGE_NOT_FOUND', `cannot read ${file}: ${error.message}`);
+    throw new GatewayError('REQUEST_INVALID', `cannot read ${file}: ${error.message}`);
   });
   const name = basename(file);
   const client = new GatewayClient(settings);

@@ -58,6 +58,8 @@ export const ERROR_CODES = {
   WAITING_FOR_PREDECESSOR: { scope: 'system', httpStatus: 409, retryable: true, message: 'An earlier document for the same agreement is not yet applied.' },
   MESSAGE_NOT_FOUND: { scope: 'system', httpStatus: 404, retryable: false, message: 'No message has that id.' },
   MESSAGE_NOT_REPLAYABLE: { scope: 'system', httpStatus: 409, retryable: false, message: 'Only dead messages can be replayed.' },
+  REQUEST_INVALID: { scope: 'system', httpStatus: 400, retryable: false, message: 'The request is incomplete or malformed.' },
+  STAFF_AUTHENTICATION_REQUIRED: { scope: 'system', httpStatus: 401, retryable: false, message: 'Staff credentials are missing or wrong.' },
   CONFIG_INVALID: { scope: 'system', httpStatus: 500, retryable: false, message: 'The configuration is invalid.' },
   INTERNAL_ERROR: { scope: 'system', httpStatus: 500, retryable: true, message: 'An unexpected error occurred in the gateway.' },
 } as const satisfies Record<string, ErrorCodeInfo>;

@@ -15,8 +15,8 @@ export async function registerMessageRoutes(app: FastifyInstance, options: HttpS
 
   app.post<{ Querystring: { from?: string; name?: string } }>('/api/messages', async (request, reply) => {
     const from = request.query.from;
-    if (!from) return reply.code(400).send({ code: 'USAGE', message: 'query parameter "from" (counterparty id) is required' });
-    if (!Buffer.isBuffer(request.body)) return reply.code(415).send({ code: 'USAGE', message: 'send the document as application/xml' });
+    if (!from) throw new GatewayError('REQUEST_INVALID', 'The query parameter "from" (counterparty id) is required.');
+    if (!Buffer.isBuffer(request.body)) throw new GatewayError('REQUEST_INVALID', 'Send the document as the body, with Content-Type application/xml.');
     const name = request.query.name ?? `submitted-${Date.now()}.xml`;
     const receipt = await intake.receive({
       channel: 'cli', counterpartyId: from, externalId: name, receivedAt: deps.clock(),

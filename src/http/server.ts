@@ -5,6 +5,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { GatewayConfig } from '../config/config.schema.ts';
 import { isGatewayError } from '../core/gateway-error.ts';
+import type { ErrorCode } from '../core/error-codes.ts';
 import type { IntakePort } from '../channels/envelope.ts';
 import type { PipelineDeps } from '../pipeline/pipeline-deps.ts';
 import { STAGES, type PipelineQueues } from '../pipeline/queues.ts';
@@ -33,7 +34,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     if (isGatewayError(error)) return reply.code(error.httpStatus).send({ code: error.code, message: error.message });
     const status = error.statusCode ?? 500;
     if (status >= 500) options.log.error({ err: error }, 'request failed');
-    return reply.code(status).send({ code: status === 413 ? 'DOCUMENT_TOO_LARGE' : (error.code ?? 'INTERNAL_ERROR'), message: error.message });
+    return reply.code(status).send({ code: edgeCode(status), message: error.message });
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -54,6 +55,14 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     }
   });
   return app;
+}
+
+/** Our code for an error Fastify or a plugin raised before our handlers ran. */
+function edgeCode(status: number): ErrorCode {
+  if (status === 401) return 'STAFF_AUTHENTICATION_REQUIRED';
+  if (status === 413) return 'DOCUMENT_TOO_LARGE';
+  if (status >= 400 && status < 500) return 'REQUEST_INVALID';
+  return 'INTERNAL_ERROR';
 }
 
 async function probe(check: () => Promise<unknown>): Promise<string> {

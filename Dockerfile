@@ -1,0 +1,48 @@
+# syntax=docker/dockerfile:1
+# depot-gateway production image.
+#
+# There is no build step: the TypeScript sources run through tsx, which is a runtime
+# dependency. The build stage exists only because the libxmljs2 native addon may
+# need compiling (python3, make, g++), and those tools stay out of the final image.
+# Both stages use the same base image, so the addon matches the Node ABI and glibc
+# it runs on.
+#
+#   docker build -t depot-gateway .
+#   docker compose up            (PostgreSQL, Redis and the gateway; see docker-compose.yml)
+
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund \
+ && npm cache clean --force
+
+FROM ${NODE_IMAGE}
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    DATA_DIR=/data
+WORKDIR /app
+# Read-only for the node user: the gateway writes only to DATA_DIR (and tsx to /tmp).
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json package-lock.json ./
+COPY bin ./bin
+COPY src ./src
+COPY schemas ./schemas
+COPY fixtures ./fixtures
+COPY config ./config
+# A new named volume mounted on /data takes this owner.
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 8080
+# Slim images have no curl: use Node's fetch. /healthz answers once the HTTP server
+# listens. Roles without HTTP (`worker`, `watch`) must disable this check.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# The gateway handles SIGTERM itself: it stops taking work and lets active jobs finish.
+CMD ["node", "bin/depot-gateway.js", "start"]
