@@ -81,7 +81,7 @@ export class FolderInboxWatcher {
   async start(): Promise<void> {
     if (this.#state !== 'new') throw new Error(`FolderInboxWatcher cannot start: it is ${this.#state}`);
     this.#state = 'started';
-    const { stableMs, pollIntervalMs, log } = this.#options;
+    const { log } = this.#options;
     for (const counterparty of this.#options.counterparties) {
       await ensureCounterpartyFolders(counterparty.folder);
       const inbox = counterpartySubfolder(counterparty.folder, 'inbox');
@@ -90,7 +90,7 @@ export class FolderInboxWatcher {
         ignoreInitial: false,
         usePolling: false,
         atomic: false,
-        awaitWriteFinish: { stabilityThreshold: stableMs, pollInterval: pollIntervalMs },
+        // No awaitWriteFinish: #waitUntilStable checks every file, including those found at start.
         ignored: (path: string) => path !== inbox && isTemporaryName(basename(path)),
       });
       // 'change' too: a file that reappears under a name we just archived may be reported as one.

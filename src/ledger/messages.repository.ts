@@ -112,20 +112,23 @@ export async function findOriginal(
  * same original first (the unique indexes on external id and content said so).
  */
 export async function insertMessage(sql: Sql, message: NewMessage): Promise<boolean> {
+  // One statement: the row and its first history event, or neither when an original exists.
   const { rows } = await sql.query(
-    `INSERT INTO messages (id, counterparty_id, channel, external_id, sha256, size_bytes, raw, raw_location,
-                           status, outcome, error_code, duplicate_of, metadata, received_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-     ON CONFLICT DO NOTHING RETURNING id`,
+    `WITH inserted AS (
+       INSERT INTO messages (id, counterparty_id, channel, external_id, sha256, size_bytes, raw, raw_location,
+                             status, outcome, error_code, duplicate_of, metadata, received_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+       ON CONFLICT DO NOTHING RETURNING id)
+     INSERT INTO message_events (message_id, status, reason, detail)
+     SELECT id, $9, $15, $16 FROM inserted RETURNING message_id`,
     [
       message.id, message.counterpartyId, message.channel, message.externalId, message.sha256, message.sizeBytes,
       message.raw, message.rawLocation, message.status, message.status === 'received' ? null : 'rejected',
       message.errorCode, message.duplicateOf, JSON.stringify(message.metadata), message.receivedAt,
+      message.errorCode ?? 'received', JSON.stringify({ channel: message.channel, externalId: message.externalId }),
     ],
   );
-  if (rows.length === 0) return false;
-  await addEvent(sql, message.id, message.status, message.errorCode ?? 'received', { channel: message.channel, externalId: message.externalId });
-  return true;
+  return rows.length > 0;
 }
 
 export async function addEvent(sql: Sql, messageId: string, status: string, reason: string, detail?: unknown): Promise<void> {
@@ -139,6 +142,13 @@ export async function getMessage(sql: Sql, id: string): Promise<StoredMessage | 
   return rows[0] ? toMessage(rows[0]) : undefined;
 }
 
+/** The message with its raw bytes (validation reads them outside any transaction). */
+export async function getMessageWithRaw(sql: Sql, id: string): Promise<(StoredMessage & { raw: Uint8Array | null }) | undefined> {
+  const { rows } = await sql.query<MessageRow & { raw: Uint8Array | null }>(`SELECT ${MESSAGE_COLUMNS}, raw FROM messages WHERE id = $1`, [id]);
+  const row = rows[0];
+  return row ? { ...toMessage(row), raw: row.raw } : undefined;
+}
+
 /** The message with its raw bytes, locked for the rest of the transaction. */
 export async function lockMessage(sql: Sql, id: string): Promise<(StoredMessage & { raw: Uint8Array | null; document: unknown }) | undefined> {
   const { rows } = await sql.query<MessageRow & { raw: Uint8Array | null; document: unknown }>(
@@ -149,32 +159,44 @@ export async function lockMessage(sql: Sql, id: string): Promise<(StoredMessage 
   return row ? { ...toMessage(row), raw: row.raw, document: row.document } : undefined;
 }
 
+/** Records the typed document; false when the message was no longer `received` (another run got there first). */
 export async function markValidated(
   sql: Sql,
   id: string,
   fields: { messageType: string; orderingKey: string; document: unknown },
-): Promise<void> {
-  await sql.query(
-    `UPDATE messages SET status = 'validated', message_type = $2, ordering_key = $3, document = $4, updated_at = now()
-      WHERE id = $1`,
+): Promise<boolean> {
+  const { rows } = await sql.query(
+    `WITH updated AS (
+       UPDATE messages SET status = 'validated', message_type = $2, ordering_key = $3, document = $4, updated_at = now()
+        WHERE id = $1 AND status = 'received' RETURNING id)
+     INSERT INTO message_events (message_id, status, reason) SELECT id, 'validated', $2 FROM updated RETURNING message_id`,
     [id, fields.messageType, fields.orderingKey, JSON.stringify(fields.document)],
   );
-  await addEvent(sql, id, 'validated', fields.messageType);
+  return rows.length > 0;
 }
 
-/** Moves a message to its final state (applied or rejected) with its outcome. */
+/**
+ * Moves a message from `from` to its final state (applied or rejected) with its
+ * outcome and a history event, in one statement. False when it was not in `from`.
+ */
 export async function markFinished(
   sql: Sql,
   id: string,
-  fields: { status: 'applied' | 'rejected'; outcome: MessageOutcome; messageType: string | null; errorCode: string | null; reason: string },
-): Promise<void> {
-  await sql.query(
-    `UPDATE messages SET status = $2, outcome = $3, message_type = COALESCE($4, message_type), error_code = $5,
-            document = NULL, updated_at = now()
-      WHERE id = $1`,
-    [id, fields.status, fields.outcome, fields.messageType, fields.errorCode],
+  fields: {
+    from: MessageStatus; status: 'applied' | 'rejected'; outcome: MessageOutcome; messageType: string | null;
+    errorCode: string | null; reason: string;
+  },
+): Promise<boolean> {
+  const { rows } = await sql.query(
+    `WITH updated AS (
+       UPDATE messages SET status = $2, outcome = $3, message_type = COALESCE($4, message_type), error_code = $5,
+              document = NULL, updated_at = now()
+        WHERE id = $1 AND status = $6 RETURNING id)
+     INSERT INTO message_events (message_id, status, reason, detail)
+     SELECT id, $2, $7, $8 FROM updated RETURNING message_id`,
+    [id, fields.status, fields.outcome, fields.messageType, fields.errorCode, fields.from, fields.reason, JSON.stringify({ outcome: fields.outcome })],
   );
-  await addEvent(sql, id, fields.status, fields.reason, { outcome: fields.outcome });
+  return rows.length > 0;
 }
 
 /** The statuses a message has while it waits for each stage. */

@@ -1,8 +1,9 @@
 import type { Sql } from './database.ts';
 
 /**
- * Ledger queries for plan administration. Reads return plain facts (dates as
- * YYYY-MM-DD, amounts as decimal strings); writes add dated history rows.
+ * Ledger queries for plan administration. Reads load the facts a whole document
+ * needs in one query; writes add the accepted items' dated history rows in one
+ * statement (unnest over arrays). Dates travel as YYYY-MM-DD, amounts as decimal strings.
  */
 export interface AgreementFacts {
   readonly agreementNumber: string;
@@ -25,6 +26,7 @@ export async function findAgreement(sql: Sql, agreementNumber: string): Promise<
 
 export interface InsuranceFacts {
   readonly insuranceNumber: string;
+  readonly insuredPin: string;
   readonly productCode: string;
   readonly startDate: string;
   readonly minFixedCharge: string;
@@ -33,95 +35,120 @@ export interface InsuranceFacts {
   readonly maxCapitalCharge: string;
 }
 
-/** The insurance, if it belongs to this insured person under this agreement. */
-export async function findInsurance(
-  sql: Sql,
-  key: { insuranceNumber: string; agreementNumber: string; personalIdentityNumber: string },
-): Promise<InsuranceFacts | undefined> {
+/** The agreement's insurances among `insuranceNumbers`, by number, with their product's fee bounds. */
+export async function findInsurances(sql: Sql, agreementNumber: string, insuranceNumbers: readonly string[]): Promise<Map<string, InsuranceFacts>> {
   const { rows } = await sql.query<{
-    product_code: string; start_date: string; min_fixed_charge: string; max_fixed_charge: string;
-    min_capital_charge: string; max_capital_charge: string;
+    insurance_number: string; insured_pin: string; product_code: string; start_date: string; min_fixed_charge: string;
+    max_fixed_charge: string; min_capital_charge: string; max_capital_charge: string;
   }>(
-    `SELECT i.product_code, i.start_date::text AS start_date, p.min_fixed_charge::text AS min_fixed_charge,
-            p.max_fixed_charge::text AS max_fixed_charge, p.min_capital_charge::text AS min_capital_charge,
-            p.max_capital_charge::text AS max_capital_charge
+    `SELECT i.insurance_number, i.insured_pin, i.product_code, i.start_date::text AS start_date,
+            p.min_fixed_charge::text AS min_fixed_charge, p.max_fixed_charge::text AS max_fixed_charge,
+            p.min_capital_charge::text AS min_capital_charge, p.max_capital_charge::text AS max_capital_charge
        FROM insurances i JOIN products p ON p.code = i.product_code
-      WHERE i.insurance_number = $1 AND i.agreement_number = $2 AND i.insured_pin = $3`,
-    [key.insuranceNumber, key.agreementNumber, key.personalIdentityNumber],
+      WHERE i.agreement_number = $1 AND i.insurance_number = ANY($2::text[])`,
+    [agreementNumber, [...new Set(insuranceNumbers)]],
   );
-  const row = rows[0];
-  if (!row) return undefined;
-  return {
-    insuranceNumber: key.insuranceNumber,
-    productCode: row.product_code,
-    startDate: row.start_date,
-    minFixedCharge: row.min_fixed_charge,
-    maxFixedCharge: row.max_fixed_charge,
-    minCapitalCharge: row.min_capital_charge,
-    maxCapitalCharge: row.max_capital_charge,
-  };
+  return new Map(
+    rows.map((row) => [
+      row.insurance_number,
+      {
+        insuranceNumber: row.insurance_number,
+        insuredPin: row.insured_pin,
+        productCode: row.product_code,
+        startDate: row.start_date,
+        minFixedCharge: row.min_fixed_charge,
+        maxFixedCharge: row.max_fixed_charge,
+        minCapitalCharge: row.min_capital_charge,
+        maxCapitalCharge: row.max_capital_charge,
+      },
+    ]),
+  );
 }
 
-export async function insertFee(
-  sql: Sql,
-  fee: { insuranceNumber: string; feeType: string; value: string; effectiveDate: string; messageId: string },
-): Promise<void> {
+export interface NewFee {
+  readonly insuranceNumber: string;
+  readonly feeType: string;
+  readonly value: string;
+  readonly effectiveDate: string;
+}
+
+export async function insertFees(sql: Sql, messageId: string, fees: readonly NewFee[]): Promise<void> {
+  if (fees.length === 0) return;
   await sql.query(
-    'INSERT INTO insurance_fees (insurance_number, fee_type, value, effective_date, message_id) VALUES ($1, $2, $3, $4, $5)',
-    [fee.insuranceNumber, fee.feeType, fee.value, fee.effectiveDate, fee.messageId],
+    `INSERT INTO insurance_fees (insurance_number, fee_type, value, effective_date, message_id)
+     SELECT f.insurance_number, f.fee_type, f.value, f.effective_date, $5
+       FROM unnest($1::text[], $2::text[], $3::numeric[], $4::date[]) AS f(insurance_number, fee_type, value, effective_date)`,
+    [fees.map((f) => f.insuranceNumber), fees.map((f) => f.feeType), fees.map((f) => f.value), fees.map((f) => f.effectiveDate), messageId],
   );
 }
 
 export interface EmploymentFacts {
   readonly id: string;
   readonly startDate: string;
-  readonly endDate: string | null;
+  endDate: string | null;
 }
 
-/** The person's employments under the agreement, latest start first. */
-export async function findEmployments(sql: Sql, agreementNumber: string, personalIdentityNumber: string): Promise<EmploymentFacts[]> {
-  const { rows } = await sql.query<{ id: string; start_date: string; end_date: string | null }>(
-    `SELECT id::text AS id, start_date::text AS start_date, end_date::text AS end_date FROM employments
-      WHERE agreement_number = $1 AND personal_identity_number = $2 ORDER BY start_date DESC`,
-    [agreementNumber, personalIdentityNumber],
+/** The employments under the agreement of each person among `pins`, latest start first. */
+export async function findEmployments(sql: Sql, agreementNumber: string, pins: readonly string[]): Promise<Map<string, EmploymentFacts[]>> {
+  const { rows } = await sql.query<{ pin: string; id: string; start_date: string; end_date: string | null }>(
+    `SELECT personal_identity_number AS pin, id::text AS id, start_date::text AS start_date, end_date::text AS end_date
+       FROM employments WHERE agreement_number = $1 AND personal_identity_number = ANY($2::text[])
+      ORDER BY start_date DESC`,
+    [agreementNumber, [...new Set(pins)]],
   );
-  return rows.map((row) => ({ id: row.id, startDate: row.start_date, endDate: row.end_date }));
+  const byPerson = new Map<string, EmploymentFacts[]>();
+  for (const row of rows) {
+    const list = byPerson.get(row.pin) ?? [];
+    list.push({ id: row.id, startDate: row.start_date, endDate: row.end_date });
+    byPerson.set(row.pin, list);
+  }
+  return byPerson;
 }
 
-export async function insertSalary(
-  sql: Sql,
-  salary: { employmentId: string; effectiveDate: string; annualSalary: string; currency: string; messageId: string },
-): Promise<void> {
+export interface NewSalary {
+  readonly employmentId: string;
+  readonly effectiveDate: string;
+  readonly annualSalary: string;
+  readonly currency: string;
+}
+
+export async function insertSalaries(sql: Sql, messageId: string, salaries: readonly NewSalary[]): Promise<void> {
+  if (salaries.length === 0) return;
   await sql.query(
-    'INSERT INTO salaries (employment_id, effective_date, annual_salary, currency, message_id) VALUES ($1, $2, $3, $4, $5)',
-    [salary.employmentId, salary.effectiveDate, salary.annualSalary, salary.currency, salary.messageId],
+    `INSERT INTO salaries (employment_id, effective_date, annual_salary, currency, message_id)
+     SELECT s.employment_id, s.effective_date, s.annual_salary, s.currency, $5
+       FROM unnest($1::bigint[], $2::date[], $3::numeric[], $4::text[]) AS s(employment_id, effective_date, annual_salary, currency)`,
+    [salaries.map((s) => s.employmentId), salaries.map((s) => s.effectiveDate), salaries.map((s) => s.annualSalary), salaries.map((s) => s.currency), messageId],
   );
 }
 
-export async function endEmployment(
-  sql: Sql,
-  end: { employmentId: string; endDate: string; reason: string | null; messageId: string },
-): Promise<void> {
-  await sql.query('UPDATE employments SET end_date = $2, end_reason = $3, ended_by_message = $4 WHERE id = $1', [
-    end.employmentId, end.endDate, end.reason, end.messageId,
-  ]);
+export interface EndedEmployment {
+  readonly employmentId: string;
+  readonly personalIdentityNumber: string;
+  readonly endDate: string;
+  readonly reason: string | null;
+  readonly paidUpFrom: string;
 }
 
 /**
- * Makes the person's premium-paying insurances under the agreement paid-up from a
- * date, skipping those already paid-up. Returns the insurance numbers changed.
+ * Ends the employments and makes each person's premium-paying insurances under the
+ * agreement paid-up (fribrev) from the given day, skipping those already paid-up.
  */
-export async function makeInsurancesPaidUp(
-  sql: Sql,
-  paidUp: { agreementNumber: string; personalIdentityNumber: string; paidUpFrom: string; messageId: string },
-): Promise<string[]> {
-  const { rows } = await sql.query<{ insurance_number: string }>(
-    `INSERT INTO insurance_paid_up (insurance_number, paid_up_from, message_id)
-     SELECT i.insurance_number, $3::date, $4 FROM insurances i
-      WHERE i.agreement_number = $1 AND i.insured_pin = $2 AND i.premium_paying
-        AND NOT EXISTS (SELECT 1 FROM insurance_paid_up p WHERE p.insurance_number = i.insurance_number)
-     RETURNING insurance_number`,
-    [paidUp.agreementNumber, paidUp.personalIdentityNumber, paidUp.paidUpFrom, paidUp.messageId],
+export async function endEmployments(sql: Sql, agreementNumber: string, messageId: string, ended: readonly EndedEmployment[]): Promise<void> {
+  if (ended.length === 0) return;
+  await sql.query(
+    `UPDATE employments e SET end_date = u.end_date, end_reason = u.reason, ended_by_message = $4
+       FROM unnest($1::bigint[], $2::date[], $3::text[]) AS u(id, end_date, reason)
+      WHERE e.id = u.id`,
+    [ended.map((e) => e.employmentId), ended.map((e) => e.endDate), ended.map((e) => e.reason), messageId],
   );
-  return rows.map((row) => row.insurance_number).sort();
+  await sql.query(
+    `INSERT INTO insurance_paid_up (insurance_number, paid_up_from, message_id)
+     SELECT i.insurance_number, u.paid_up_from, $4
+       FROM unnest($2::text[], $3::date[]) AS u(pin, paid_up_from)
+       JOIN insurances i ON i.insured_pin = u.pin AND i.agreement_number = $1 AND i.premium_paying
+      WHERE NOT EXISTS (SELECT 1 FROM insurance_paid_up p WHERE p.insurance_number = i.insurance_number)
+      ORDER BY i.insurance_number`,
+    [agreementNumber, ended.map((e) => e.personalIdentityNumber), ended.map((e) => e.paidUpFrom), messageId],
+  );
 }

@@ -51,12 +51,14 @@ export async function recordDelivery(
   sql: Sql,
   attempt: { messageId: string; channel: string; target: string | null; outcome: 'delivered' | 'failed'; error?: string },
 ): Promise<void> {
-  await sql.query('INSERT INTO deliveries (message_id, channel, target, outcome, error) VALUES ($1, $2, $3, $4, $5)', [
-    attempt.messageId, attempt.channel, attempt.target, attempt.outcome, attempt.error ?? null,
-  ]);
-  if (attempt.outcome === 'delivered') {
-    await sql.query('UPDATE responses SET delivered_at = now() WHERE message_id = $1 AND delivered_at IS NULL', [attempt.messageId]);
-  }
+  // One statement: the attempt, and on success the response's delivered_at.
+  await sql.query(
+    `WITH attempt AS (
+       INSERT INTO deliveries (message_id, channel, target, outcome, error) VALUES ($1, $2, $3, $4, $5) RETURNING message_id)
+     UPDATE responses r SET delivered_at = now() FROM attempt
+      WHERE $4 = 'delivered' AND r.message_id = attempt.message_id AND r.delivered_at IS NULL`,
+    [attempt.messageId, attempt.channel, attempt.target, attempt.outcome, attempt.error ?? null],
+  );
 }
 
 export async function listDeliveries(sql: Sql, messageId: string) {

@@ -92,6 +92,7 @@ async function applyOne(deps: PipelineDeps, tx: Sql, message: ApplicableMessage,
   const rejected = status === 'Rejected';
   const accepted = outcome.items.filter((item) => item.status === 'Accepted').length;
   await markFinished(tx, message.id, {
+    from: 'validated',
     status: rejected ? 'rejected' : 'applied',
     outcome: rejected ? 'rejected' : status === 'Accepted' ? 'accepted' : 'partially_accepted',
     messageType: type.name,

@@ -40,6 +40,7 @@ export async function finishRejected(tx: Sql, rejection: Rejection): Promise<voi
   await writeRejectionResponse(tx, rejection);
   const first = rejection.errors[0];
   await markFinished(tx, rejection.messageId, {
+    from: 'received',
     status: 'rejected',
     outcome: 'rejected',
     messageType: rejection.messageType,

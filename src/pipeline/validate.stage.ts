@@ -1,4 +1,4 @@
-import { lockMessage, markValidated } from '../ledger/messages.repository.ts';
+import { getMessageWithRaw, markValidated } from '../ledger/messages.repository.ts';
 import type { DocumentErrorOutcome, MessageType } from '../messages/message-type.ts';
 import { CATALOGUE_NAMESPACE } from '../messages/schema-registry.ts';
 import { inspectXml } from '../messages/xml-gate.ts';
@@ -17,29 +17,29 @@ import type { PipelineDeps } from './pipeline-deps.ts';
 export type ValidateResult = 'validated' | 'rejected' | 'skipped';
 
 export async function validateMessage(deps: PipelineDeps, messageId: string): Promise<ValidateResult> {
-  const now = deps.clock();
-  const result = await deps.db.transaction(async (tx): Promise<ValidateResult> => {
-    const message = await lockMessage(tx, messageId);
-    if (!message || message.status !== 'received' || !message.raw) return 'skipped';
-    const verdict = examine(deps, message.counterpartyId, message.raw);
-    if (verdict.ok) {
-      await markValidated(tx, messageId, verdict);
-      return 'validated';
-    }
-    await finishRejected(tx, {
+  // The CPU work (parsing, schema validation) runs outside any transaction; the
+  // status change is guarded, so a second run of the same job changes nothing.
+  const message = await getMessageWithRaw(deps.db, messageId);
+  if (!message || message.status !== 'received' || !message.raw) return 'skipped';
+  const verdict = examine(deps, message.counterpartyId, message.raw);
+  if (verdict.ok) {
+    if (!(await markValidated(deps.db, messageId, verdict))) return 'skipped';
+    await deps.scheduler.enqueue('apply', [messageId]);
+    return 'validated';
+  }
+  await deps.db.transaction((tx) =>
+    finishRejected(tx, {
       messageId,
       messageType: verdict.type?.name ?? null,
       responseName: verdict.type?.responseName ?? 'MessageRejected',
       inResponseTo: verdict.inResponseTo,
       requestName: requestNameOf(message),
       errors: verdict.errors,
-      now,
-    });
-    return 'rejected';
-  });
-  if (result === 'validated') await deps.scheduler.enqueue('apply', [messageId]);
-  if (result === 'rejected') await deps.scheduler.enqueue('deliver', [messageId]);
-  return result;
+      now: deps.clock(),
+    }),
+  );
+  await deps.scheduler.enqueue('deliver', [messageId]);
+  return 'rejected';
 }
 
 type Verdict =

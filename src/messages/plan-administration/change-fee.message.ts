@@ -1,5 +1,5 @@
 import { checkEffectiveDate, checkFeeBounds, type FeeType } from '../../core/plan-rules.ts';
-import { findInsurance, insertFee } from '../../ledger/plan.repository.ts';
+import { findInsurances, insertFees, type InsuranceFacts, type NewFee } from '../../ledger/plan.repository.ts';
 import { textOf } from '../xml-element.ts';
 import { definePlanMessage, type PlanItem } from './plan-message.ts';
 
@@ -16,9 +16,9 @@ export interface ChangeFeeItem extends PlanItem {
   readonly value: string;
 }
 
-export const changeFee = definePlanMessage<ChangeFeeItem>({
+export const changeFee = definePlanMessage<ChangeFeeItem, Map<string, InsuranceFacts>, NewFee>({
   name: 'ChangeFee',
-  readItem: (item) => ({
+  readItem: (item): ChangeFeeItem => ({
     itemId: textOf(item, 'ItemId'),
     personalIdentityNumber: textOf(item, 'PersonalIdentityNumber'),
     insuranceNumber: textOf(item, 'InsuranceNumber'),
@@ -26,16 +26,15 @@ export const changeFee = definePlanMessage<ChangeFeeItem>({
     feeType: textOf(item, 'FeeType') as FeeType,
     value: textOf(item, 'Value'),
   }),
-  async applyItem(context, item) {
-    const insurance = await findInsurance(context.tx, {
-      insuranceNumber: item.insuranceNumber,
-      agreementNumber: context.agreement.agreementNumber,
-      personalIdentityNumber: item.personalIdentityNumber,
-    });
-    if (!insurance) {
+  loadFacts: (context, items) => findInsurances(context.tx, context.agreement.agreementNumber, items.map((item) => item.insuranceNumber)),
+  decide(context, insurances, item) {
+    const insurance = insurances.get(item.insuranceNumber);
+    if (!insurance || insurance.insuredPin !== item.personalIdentityNumber) {
       return {
-        code: 'INSURANCE_UNKNOWN',
-        text: `Insurance ${item.insuranceNumber} of ${item.personalIdentityNumber} is not known under agreement ${context.agreement.agreementNumber}.`,
+        reject: {
+          code: 'INSURANCE_UNKNOWN',
+          text: `Insurance ${item.insuranceNumber} of ${item.personalIdentityNumber} is not known under agreement ${context.agreement.agreementNumber}.`,
+        },
       };
     }
     const rejection =
@@ -45,8 +44,9 @@ export const changeFee = definePlanMessage<ChangeFeeItem>({
         startDate: insurance.startDate,
         startWhat: `start of insurance ${insurance.insuranceNumber}`,
       }) ?? checkFeeBounds(item.feeType, item.value, insurance, insurance.productCode);
-    if (rejection) return rejection;
-    await insertFee(context.tx, { ...item, insuranceNumber: insurance.insuranceNumber, messageId: context.messageId });
-    return undefined;
+    if (rejection) return { reject: rejection };
+    const fee: NewFee = { insuranceNumber: insurance.insuranceNumber, feeType: item.feeType, value: item.value, effectiveDate: item.effectiveDate };
+    return { accept: fee };
   },
+  write: (context, fees) => insertFees(context.tx, context.messageId, fees),
 });

@@ -10,8 +10,14 @@ import { childOf, childrenOf, textOf, type XmlElement } from '../xml-element.ts'
  * and employer, then items about insured persons, each answered on its own. This
  * module does the shared part once — reading the header, checking that the agreement
  * exists and that the sender may act for it, refusing repeated item ids and bad
- * personal identity numbers — so a message type only says how to read and apply
- * one item.
+ * personal identity numbers — so a message type only says how to read an item, which
+ * ledger facts its items need, how to decide one item, and how to write the accepted
+ * ones.
+ *
+ * Set-based on purpose: the facts for the whole document are loaded in one go and
+ * the accepted items written in one statement per table, so a salary file of 10,000
+ * employees costs a handful of queries, not 20,000. `decide` updates the facts with
+ * its own effect, so a later item of the same document sees an earlier one.
  */
 export interface PlanHeader {
   readonly messageId: string;
@@ -34,16 +40,23 @@ export interface PlanItemContext extends ApplyContext {
   readonly agreement: AgreementFacts;
 }
 
-export interface PlanMessageSpec<Item extends PlanItem> {
+/** What deciding an item gives: its effect to write, or why it is rejected. */
+export type Decision<Effect> = { readonly accept: Effect } | { readonly reject: RuleRejection };
+
+export interface PlanMessageSpec<Item extends PlanItem, Facts, Effect> {
   readonly name: string;
   /** Default `${name}Response`. */
   readonly responseName?: string;
   readonly readItem: (item: XmlElement) => Item;
-  /** Applies one item or says why not; writes nothing when it rejects. */
-  readonly applyItem: (context: PlanItemContext, item: Item) => Promise<RuleRejection | undefined>;
+  /** Loads the ledger facts every item of the document needs, in as few queries as possible. */
+  readonly loadFacts: (context: PlanItemContext, items: readonly Item[]) => Promise<Facts>;
+  /** Decides one item against the facts, recording its own effect in them. */
+  readonly decide: (context: PlanItemContext, facts: Facts, item: Item) => Decision<Effect>;
+  /** Writes the accepted items' effects. */
+  readonly write: (context: PlanItemContext, effects: readonly Effect[]) => Promise<void>;
 }
 
-export function definePlanMessage<Item extends PlanItem>(spec: PlanMessageSpec<Item>): MessageType<PlanDocument<Item>> {
+export function definePlanMessage<Item extends PlanItem, Facts, Effect>(spec: PlanMessageSpec<Item, Facts, Effect>): MessageType<PlanDocument<Item>> {
   return {
     name: spec.name,
     responseName: spec.responseName ?? `${spec.name}Response`,
@@ -51,7 +64,7 @@ export function definePlanMessage<Item extends PlanItem>(spec: PlanMessageSpec<I
     read: (root) => ({ header: readHeader(root), items: childrenOf(root, 'Item').map(spec.readItem) }),
     senderMessageId: (doc) => doc.header.messageId,
     orderingKey: (doc) => `agreement:${doc.header.agreementNumber}`,
-    apply: (context, doc) => applyPlanDocument(context, doc, spec.applyItem),
+    apply: (context, doc) => applyPlanDocument(context, doc, spec),
   };
 }
 
@@ -66,10 +79,10 @@ function readHeader(root: XmlElement): PlanHeader {
   };
 }
 
-async function applyPlanDocument<Item extends PlanItem>(
+async function applyPlanDocument<Item extends PlanItem, Facts, Effect>(
   context: ApplyContext,
   doc: PlanDocument<Item>,
-  applyItem: PlanMessageSpec<Item>['applyItem'],
+  spec: PlanMessageSpec<Item, Facts, Effect>,
 ): Promise<ApplyOutcome> {
   const { agreementNumber, employerOrganisationNumber } = doc.header;
   const agreement = await findAgreement(context.tx, agreementNumber);
@@ -90,32 +103,37 @@ async function applyPlanDocument<Item extends PlanItem>(
     );
   }
   const itemContext: PlanItemContext = { ...context, agreement };
+  const facts = await spec.loadFacts(itemContext, doc.items);
   const seen = new Set<string>();
   const items: ItemOutcome[] = [];
+  const effects: Effect[] = [];
   for (const item of doc.items) {
-    items.push(await applyOneItem(itemContext, item, seen, applyItem));
+    const rejection = checkItem(item, seen);
+    const decision: Decision<Effect> = rejection ? { reject: rejection } : spec.decide(itemContext, facts, item);
+    if ('reject' in decision) {
+      items.push(rejected(item.itemId, decision.reject));
+    } else {
+      effects.push(decision.accept);
+      items.push({ itemId: item.itemId, status: 'Accepted' });
+    }
   }
+  await spec.write(itemContext, effects);
   return { items, errors: [] };
 }
 
-async function applyOneItem<Item extends PlanItem>(
-  context: PlanItemContext,
-  item: Item,
-  seen: Set<string>,
-  applyItem: PlanMessageSpec<Item>['applyItem'],
-): Promise<ItemOutcome> {
+/** The checks every plan item gets: a fresh item id and a valid personal identity number. */
+function checkItem(item: PlanItem, seen: Set<string>): RuleRejection | undefined {
   if (seen.has(item.itemId)) {
-    return rejected(item.itemId, { code: 'DUPLICATE_ITEM', text: `Item id ${item.itemId} is used by an earlier item of this document.` });
+    return { code: 'DUPLICATE_ITEM', text: `Item id ${item.itemId} is used by an earlier item of this document.` };
   }
   seen.add(item.itemId);
   if (!isValidPersonalIdentityNumber(item.personalIdentityNumber)) {
-    return rejected(item.itemId, {
+    return {
       code: 'PERSONAL_IDENTITY_NUMBER_INVALID',
       text: `${item.personalIdentityNumber} is not a valid personal identity number (date or check digit).`,
-    });
+    };
   }
-  const rejection = await applyItem(context, item);
-  return rejection ? rejected(item.itemId, rejection) : { itemId: item.itemId, status: 'Accepted' };
+  return undefined;
 }
 
 function rejected(itemId: string, rejection: RuleRejection): ItemOutcome {

@@ -1,5 +1,5 @@
 import { checkEffectiveDate } from '../../core/plan-rules.ts';
-import { findEmployments, insertSalary } from '../../ledger/plan.repository.ts';
+import { findEmployments, insertSalaries, type EmploymentFacts, type NewSalary } from '../../ledger/plan.repository.ts';
 import { childOf, textOf } from '../xml-element.ts';
 import { definePlanMessage, type PlanItem } from './plan-message.ts';
 
@@ -16,26 +16,29 @@ export interface SalaryAdjustmentItem extends PlanItem {
   readonly currency: string;
 }
 
-export const salaryAdjustment = definePlanMessage<SalaryAdjustmentItem>({
+export const salaryAdjustment = definePlanMessage<SalaryAdjustmentItem, Map<string, EmploymentFacts[]>, NewSalary>({
   name: 'SalaryAdjustment',
-  readItem: (item) => ({
+  readItem: (item): SalaryAdjustmentItem => ({
     itemId: textOf(item, 'ItemId'),
     personalIdentityNumber: textOf(item, 'PersonalIdentityNumber'),
     effectiveDate: textOf(item, 'EffectiveDate'),
     annualSalary: textOf(item, 'AnnualSalary'),
     currency: childOf(item, 'AnnualSalary')?.attrs.currency ?? 'SEK',
   }),
-  async applyItem(context, item) {
+  loadFacts: (context, items) => findEmployments(context.tx, context.agreement.agreementNumber, items.map((item) => item.personalIdentityNumber)),
+  decide(context, employmentsByPerson, item) {
     const { agreementNumber } = context.agreement;
-    const employments = await findEmployments(context.tx, agreementNumber, item.personalIdentityNumber);
-    if (employments.length === 0) {
-      return { code: 'EMPLOYMENT_UNKNOWN', text: `${item.personalIdentityNumber} has no employment under agreement ${agreementNumber}.` };
+    const employments = employmentsByPerson.get(item.personalIdentityNumber) ?? [];
+    const employment = employments.find((candidate) => candidate.startDate <= item.effectiveDate) ?? employments.at(-1);
+    if (!employment) {
+      return { reject: { code: 'EMPLOYMENT_UNKNOWN', text: `${item.personalIdentityNumber} has no employment under agreement ${agreementNumber}.` } };
     }
-    const employment = employments.find((candidate) => candidate.startDate <= item.effectiveDate) ?? employments.at(-1)!;
     if (employment.endDate !== null && employment.endDate < item.effectiveDate) {
       return {
-        code: 'EMPLOYMENT_ALREADY_ENDED',
-        text: `The employment of ${item.personalIdentityNumber} under agreement ${agreementNumber} ended on ${employment.endDate}, before ${item.effectiveDate}.`,
+        reject: {
+          code: 'EMPLOYMENT_ALREADY_ENDED',
+          text: `The employment of ${item.personalIdentityNumber} under agreement ${agreementNumber} ended on ${employment.endDate}, before ${item.effectiveDate}.`,
+        },
       };
     }
     const rejection = checkEffectiveDate(item.effectiveDate, {
@@ -44,8 +47,9 @@ export const salaryAdjustment = definePlanMessage<SalaryAdjustmentItem>({
       startDate: employment.startDate,
       startWhat: 'start of employment',
     });
-    if (rejection) return rejection;
-    await insertSalary(context.tx, { ...item, employmentId: employment.id, messageId: context.messageId });
-    return undefined;
+    if (rejection) return { reject: rejection };
+    const salary: NewSalary = { employmentId: employment.id, effectiveDate: item.effectiveDate, annualSalary: item.annualSalary, currency: item.currency };
+    return { accept: salary };
   },
+  write: (context, salaries) => insertSalaries(context.tx, context.messageId, salaries),
 });
