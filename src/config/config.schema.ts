@@ -41,9 +41,9 @@ export const configSchema = z.strictObject({
     maxBackdateDays: z.number().int().min(0).default(365),
   }).prefault({}),
   workers: z.strictObject({
-    validateConcurrency: z.number().int().positive().default(16),
-    applyConcurrency: z.number().int().positive().default(32),
-    deliverConcurrency: z.number().int().positive().default(16),
+    validateConcurrency: z.number().int().positive().default(8),
+    applyConcurrency: z.number().int().positive().default(16),
+    deliverConcurrency: z.number().int().positive().default(8),
     /** Attempts before a job with transient failures is dead. */
     attempts: z.number().int().positive().default(8),
     /** First retry delay; doubles each attempt, with jitter. */

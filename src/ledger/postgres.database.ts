@@ -21,13 +21,15 @@ export function classifyDatabaseError(error: unknown): unknown {
 
 export interface PostgresDatabaseOptions {
   url: string;
-  /** Pool size; default 10. */
+  /** Pool size; default 20. */
   max?: number;
 }
 
 /** A real PostgreSQL server through a `pg` pool. */
 export function openPostgresDatabase(options: PostgresDatabaseOptions): Database {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.max ?? 10, connectionTimeoutMillis: 5_000 });
+  // A busy pool makes callers wait for a client; only a server that does not answer
+  // within the timeout is an error (a refused connection fails at once anyway).
+  const pool = new pg.Pool({ connectionString: options.url, max: options.max ?? 20, connectionTimeoutMillis: 30_000 });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
 

@@ -28,8 +28,8 @@ export interface StageWorkerOptions {
   readonly log: Logger;
 }
 
-/** How long a job waiting for an earlier document of its agreement steps aside. */
-const PREDECESSOR_WAIT_MS = 50;
+/** How long a job waiting for an earlier document of its agreement steps aside (plus up to as much again). */
+const PREDECESSOR_WAIT_MS = 100;
 
 export function startStageWorker(options: StageWorkerOptions): Worker<StageJobData> {
   const { stage, log } = options;
@@ -40,7 +40,7 @@ export function startStageWorker(options: StageWorkerOptions): Worker<StageJobDa
         return await options.execute(job.data.messageId);
       } catch (error) {
         if (isGatewayError(error) && error.code === 'WAITING_FOR_PREDECESSOR' && token) {
-          await job.moveToDelayed(Date.now() + PREDECESSOR_WAIT_MS + Math.floor(Math.random() * PREDECESSOR_WAIT_MS), token);
+          await job.moveToDelayed(Date.now() + PREDECESSOR_WAIT_MS + Math.floor(Math.random() * PREDECESSOR_WAIT_MS * 2), token);
           throw new DelayedError();
         }
         if (isGatewayError(error) && !error.retryable) throw new UnrecoverableError(`${error.code}: ${error.message}`);
