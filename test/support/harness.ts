@@ -27,8 +27,8 @@ export interface TestDatabase {
 }
 
 /** A fresh, empty database on the real server (optionally copied from a template). */
-export async function createTestDatabase(template?: string): Promise<TestDatabase> {
-  const name = `dg_test_${randomBytes(6).toString('hex')}`;
+export async function createTestDatabase(template?: string, prefix = 'dg_test'): Promise<TestDatabase> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   await adminQuery(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template} STRATEGY FILE_COPY` : ''}`);
   const url = ADMIN_DATABASE_URL.replace(/\/[^/]*$/, `/${name}`);
   return { url, name, drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
@@ -119,16 +119,18 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   };
 }
 
-/** Removes every Redis key under a BullMQ prefix. */
-export async function deleteQueues(prefix: string, url = TEST_REDIS_URL): Promise<void> {
+/** Removes every Redis key under a BullMQ prefix; returns how many. */
+export async function deleteQueues(prefix: string, url = TEST_REDIS_URL): Promise<number> {
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
   try {
     let cursor = '0';
+    let deleted = 0;
     do {
       const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
+      if (keys.length) deleted += await redis.del(...keys);
       cursor = next;
     } while (cursor !== '0');
+    return deleted;
   } finally {
     redis.disconnect();
   }

@@ -1,0 +1,91 @@
+/** The benchmark's report: printed for people, and the same figures as JSON. */
+import { cpus, totalmem, type as osType, release } from 'node:os';
+import type { StageBreakdown } from './breakdown.ts';
+import type { Distribution, ScenarioFigures } from './end-to-end.bench.ts';
+import { mb } from './support.ts';
+
+export interface ScenarioReport {
+  readonly name: string;
+  readonly description: string;
+  readonly offeredPerSecond: number | 'as fast as possible';
+  readonly figures: ScenarioFigures;
+  readonly sample: { sampled: number; accepted: number };
+  readonly messages: Record<string, number>;
+  readonly applied: number;
+  readonly peakSampledRssMb: number;
+  readonly stages: StageBreakdown | undefined;
+}
+
+export interface BenchReport {
+  readonly startedAt: string;
+  readonly ok: boolean;
+  readonly failures: string[];
+  readonly machine: { cpu: string; cores: number; totalMemoryMb: number; os: string; node: string };
+  readonly settings: Record<string, unknown>;
+  readonly notes: string[];
+  readonly scenarios: ScenarioReport[];
+  readonly gateway: { pid: number; peakRssMb: number; sampledPeakRssMb: number; rssAtEndMb: number } | undefined;
+  readonly targets: Record<string, { target: string; measured: string; met: boolean }>;
+}
+
+export function machine(): BenchReport['machine'] {
+  return {
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    totalMemoryMb: mb(totalmem()),
+    os: `${osType()} ${release()}`,
+    node: process.version,
+  };
+}
+
+export const NOTES = [
+  'The bench client writes each document atomically (temporary name `.<name>.part`, then rename), so the gateway folder watcher never sees a partial file; a short stability window (folders.stableMs, 50 ms by default here) is therefore honest for this client. Real SFTP uploads may need a longer one.',
+  'Documents are spread round-robin over the benchmark agreements: the gateway applies documents of one agreement in arrival order, so a single agreement would serialise everything.',
+  'Latency is measured from just after the rename into inbox/ to the moment fs.watch reports the response file in outbox/ (a final readdir sweep catches missed events).',
+  'The bench client (file writes, fs.watch) runs on the same machine as the gateway and shares its cores; PostgreSQL and Redis too.',
+  'Peak memory is the gateway process only (VmHWM from /proc/<pid>/status; VmRSS also sampled every 250 ms), not PostgreSQL, Redis or the bench client.',
+];
+
+const ms = (d: Distribution) => `p50 ${d.p50} ms, p90 ${d.p90} ms, p99 ${d.p99} ms, max ${d.max} ms`;
+
+export function formatReport(report: BenchReport): string {
+  const lines: string[] = [];
+  const m = report.machine;
+  lines.push('', '=== depot-gateway end-to-end benchmark ===', `started ${report.startedAt}`);
+  lines.push(`machine: ${m.cpu}, ${m.cores} cores, ${m.totalMemoryMb} MB RAM, ${m.os}, node ${m.node}`);
+  lines.push('settings:');
+  for (const [key, value] of Object.entries(report.settings)) lines.push(`  ${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+  lines.push('notes:');
+  for (const note of report.notes) lines.push(`  - ${note}`);
+  for (const s of report.scenarios) {
+    const f = s.figures;
+    lines.push('', `--- scenario ${s.name}: ${s.description} ---`);
+    lines.push(`  offered:           ${typeof s.offeredPerSecond === 'number' ? `${s.offeredPerSecond} documents/s` : s.offeredPerSecond}`);
+    lines.push(`  dropped:           ${f.sent} documents at ${f.droppedPerSecond} documents/s (first to last drop)`);
+    if (f.dropLagMs) lines.push(`  drop lag vs plan:  ${ms(f.dropLagMs)}`);
+    lines.push(`  responses:         ${f.responses} of ${f.sent}${f.complete ? '' : '  (INCOMPLETE: timed out)'}${f.foundBySweep ? `, ${f.foundBySweep} found only by the final sweep` : ''}`);
+    lines.push(`  throughput:        ${f.documentsPerSecond} documents/s end to end (${f.responses} in ${f.wallSeconds} s, first drop to last response)`);
+    lines.push(`  latency:           ${ms(f.latencyMs)}`);
+    if (s.stages) {
+      lines.push('  where the time went (gateway timestamps):');
+      lines.push(`    pickup (drop → watcher took it):     ${ms(s.stages.pickup)}`);
+      lines.push(`    intake + validate:                   ${ms(s.stages.intakeAndValidate)}`);
+      lines.push(`    apply (incl. queue and key order):   ${ms(s.stages.apply)}`);
+      lines.push(`    deliver (until delivery recorded):   ${ms(s.stages.deliver)}`);
+      lines.push(`    delivery recorded → client saw file: ${ms(s.stages.notice)}  (negative: the file was seen before the row was written)`);
+    }
+    lines.push(`  sampled responses: ${s.sample.accepted} of ${s.sample.sampled} Accepted`);
+    lines.push(`  PostgreSQL:        ${s.applied} messages applied of ${f.sent} sent ${s.applied === f.sent ? '(match)' : '(MISMATCH)'}; by status ${JSON.stringify(s.messages)}`);
+    lines.push(`  gateway peak RSS during scenario (sampled): ${s.peakSampledRssMb} MB`);
+  }
+  if (report.gateway) {
+    const g = report.gateway;
+    lines.push('', `gateway (pid ${g.pid}) peak RSS (VmHWM): ${g.peakRssMb} MB; largest sampled VmRSS ${g.sampledPeakRssMb} MB; RSS at end ${g.rssAtEndMb} MB`);
+  }
+  if (Object.keys(report.targets).length) {
+    lines.push('', 'targets:');
+    for (const [name, t] of Object.entries(report.targets)) lines.push(`  ${t.met ? 'met    ' : 'NOT MET'}  ${name}: target ${t.target}, measured ${t.measured}`);
+  }
+  lines.push('', report.ok ? 'result: OK (all checks passed)' : `result: FAILED\n${report.failures.map((f) => `  - ${f}`).join('\n')}`, '');
+  return lines.join('\n');
+}

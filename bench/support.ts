@@ -1,0 +1,176 @@
+/**
+ * Plumbing for the benchmark: a throw-away PostgreSQL database, Redis key clean-up,
+ * the gateway as a child process (started, waited for, stopped) and its memory read
+ * from /proc. Nothing here measures anything by itself.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { PROJECT_ROOT } from '../src/config/load-config.ts';
+import { createTestDatabase, deleteQueues } from '../test/support/harness.ts';
+export { freePort } from '../src/pipeline/embedded-redis.ts';
+export { writeConfigFile as writeConfig } from '../test/support/processes.ts';
+
+/** A fresh database on the real PostgreSQL server for one benchmark run. */
+export const createDatabase = (): Promise<BenchDatabase> => createTestDatabase(undefined, 'dg_bench');
+/** Deletes every Redis key under the BullMQ prefix; returns how many. */
+export const deleteQueueKeys = (prefix: string): Promise<number> => deleteQueues(prefix, REDIS_URL);
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const CLI = join(PROJECT_ROOT, 'bin', 'depot-gateway.js');
+
+export function envNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, not ${JSON.stringify(raw)}`);
+  return value;
+}
+
+export interface BenchDatabase {
+  readonly name: string;
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+/** Runs one query on the bench database with a short-lived connection. */
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** `depot-gateway migrate`: with demo: true, opening the store migrates and seeds the demo ledger. */
+export function runMigrate(configFile: string): void {
+  const result = spawnSync(process.execPath, [CLI, 'migrate', '--config', configFile], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`migrate failed (exit ${result.status}):\n${result.stdout}${result.stderr}`);
+}
+
+export interface GatewayProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  output(): string;
+  stop(): Promise<number | string>;
+}
+
+/**
+ * Starts `depot-gateway start` and resolves once /readyz answers 200.
+ * BENCH_GATEWAY_NODE_ARGS adds node options to the gateway only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ */
+export async function startGateway(configFile: string, port: number, timeoutMs = 60_000): Promise<GatewayProcess> {
+  const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, CLI, 'start', '--config', configFile], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output += chunk.toString();
+    if (output.length > 200_000) output = output.slice(-100_000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  let exitedWith: number | string | undefined;
+  void exited.then((code) => (exitedWith = code));
+  const gateway: GatewayProcess = {
+    child,
+    pid: child.pid ?? -1,
+    output: () => output,
+    async stop() {
+      if (exitedWith !== undefined) return exitedWith;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (exitedWith !== undefined) throw new Error(`the gateway exited (${exitedWith}) before it was ready:\n${output}`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1000) });
+      if (response.status === 200) return gateway;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await gateway.stop();
+      throw new Error(`the gateway was not ready after ${timeoutMs} ms:\n${output}`);
+    }
+    await sleep(100);
+  }
+}
+
+/** VmRSS and VmHWM (peak RSS) of a process, in bytes; undefined once it is gone. */
+export function processMemory(pid: number): { rss: number; hwm: number } | undefined {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+}
+
+/** Samples a process's RSS every `everyMs`; `peak()` is the largest sample since the last `resetPeak()`. */
+export class RssSampler {
+  readonly #pid: number;
+  readonly #timer: NodeJS.Timeout;
+  #peak = 0;
+  #overallPeak = 0;
+  #last: { rss: number; hwm: number } | undefined;
+
+  constructor(pid: number, everyMs = 250) {
+    this.#pid = pid;
+    this.#sample();
+    this.#timer = setInterval(() => this.#sample(), everyMs);
+    this.#timer.unref();
+  }
+
+  #sample(): void {
+    const memory = processMemory(this.#pid);
+    if (!memory) return;
+    this.#last = memory;
+    this.#peak = Math.max(this.#peak, memory.rss);
+    this.#overallPeak = Math.max(this.#overallPeak, memory.rss);
+  }
+
+  resetPeak(): void {
+    this.#sample();
+    this.#peak = this.#last?.rss ?? 0;
+  }
+
+  peak(): number {
+    this.#sample();
+    return this.#peak;
+  }
+
+  /** The kernel's own high-water mark (VmHWM) and the largest sampled VmRSS. */
+  finish(): { vmHwm: number; sampledPeakRss: number; lastRss: number } {
+    this.#sample();
+    clearInterval(this.#timer);
+    return { vmHwm: this.#last?.hwm ?? NaN, sampledPeakRss: this.#overallPeak, lastRss: this.#last?.rss ?? NaN };
+  }
+}
+
+/** Nearest-rank percentile of an ascending array. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+export const mb = (bytes: number) => Math.round((bytes / (1024 * 1024)) * 10) / 10;
+export const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
