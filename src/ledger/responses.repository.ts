@@ -36,7 +36,10 @@ export async function getResponse(sql: Sql, messageId: string): Promise<StoredRe
     [messageId],
   );
   const row = rows[0];
-  if (!row) return undefined;
+  return row ? toResponse(row) : undefined;
+}
+
+function toResponse(row: ResponseRow): StoredResponse {
   return {
     messageId: row.message_id,
     documentType: row.document_type,
@@ -45,6 +48,26 @@ export async function getResponse(sql: Sql, messageId: string): Promise<StoredRe
     createdAt: new Date(row.created_at),
     deliveredAt: row.delivered_at === null ? null : new Date(row.delivered_at),
   };
+}
+
+/** A response waiting for delivery, with what the channel needs of its request. */
+export interface PendingDelivery {
+  readonly response: StoredResponse;
+  readonly counterpartyId: string;
+  readonly channel: string;
+  readonly requestMetadata: Record<string, unknown>;
+}
+
+/** The response and its request's routing facts in one query; undefined when there is no response. */
+export async function getPendingDelivery(sql: Sql, messageId: string): Promise<PendingDelivery | undefined> {
+  const { rows } = await sql.query<ResponseRow & { counterparty_id: string; channel: string; metadata: Record<string, unknown> }>(
+    `SELECT r.message_id, r.document_type, r.file_name, r.body, r.created_at, r.delivered_at, m.counterparty_id, m.channel, m.metadata
+       FROM responses r JOIN messages m ON m.id = r.message_id WHERE r.message_id = $1`,
+    [messageId],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return { response: toResponse(row), counterpartyId: row.counterparty_id, channel: row.channel, requestMetadata: row.metadata };
 }
 
 export async function recordDelivery(

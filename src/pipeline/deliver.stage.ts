@@ -1,6 +1,5 @@
 import { GatewayError } from '../core/gateway-error.ts';
-import { getMessage } from '../ledger/messages.repository.ts';
-import { getResponse, recordDelivery } from '../ledger/responses.repository.ts';
+import { getPendingDelivery, recordDelivery } from '../ledger/responses.repository.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
 /**
@@ -12,17 +11,18 @@ import type { PipelineDeps } from './pipeline-deps.ts';
 export type DeliverResult = 'delivered' | 'skipped';
 
 export async function deliverResponse(deps: PipelineDeps, messageId: string): Promise<DeliverResult> {
-  const [message, response] = await Promise.all([getMessage(deps.db, messageId), getResponse(deps.db, messageId)]);
-  if (!message || !response || response.deliveredAt) return 'skipped';
-  const channel = deps.outboundFor(message.channel);
+  const pending = await getPendingDelivery(deps.db, messageId);
+  if (!pending || pending.response.deliveredAt) return 'skipped';
+  const { response } = pending;
+  const channel = deps.outboundFor(pending.channel);
   try {
     const { target } = await channel.deliver({
       messageId,
-      counterpartyId: message.counterpartyId,
+      counterpartyId: pending.counterpartyId,
       documentType: response.documentType,
       fileName: response.fileName,
       body: response.body,
-      requestMetadata: message.metadata,
+      requestMetadata: pending.requestMetadata,
     });
     await recordDelivery(deps.db, { messageId, channel: channel.name, target, outcome: 'delivered' });
     return 'delivered';

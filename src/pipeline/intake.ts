@@ -60,8 +60,24 @@ async function receive(deps: PipelineDeps, envelope: Envelope): Promise<IntakeRe
 
 /** Records the message (as a duplicate if an original exists) in one transaction, then enqueues. */
 async function record(deps: PipelineDeps, message: NewMessage, rejectionText?: string): Promise<IntakeReceipt> {
+  // The common case is one statement, atomic by itself: the unique indexes on external
+  // id and content refuse a duplicate, which then takes the transaction below.
+  const receipt: IntakeReceipt =
+    message.status === 'received' && (await insertMessage(deps.db, message))
+      ? { messageId: message.id, status: 'received' }
+      : await recordWithAnswer(deps, message, rejectionText);
+  try {
+    await deps.scheduler.enqueue(receipt.status === 'received' ? 'validate' : 'deliver', [receipt.messageId]);
+  } catch (error) {
+    deps.log.warn({ err: error, messageId: receipt.messageId }, 'recorded but not queued; the reconciler will queue it');
+  }
+  return receipt;
+}
+
+/** Records a duplicate or an oversized document together with the response that answers it. */
+async function recordWithAnswer(deps: PipelineDeps, message: NewMessage, rejectionText?: string): Promise<IntakeReceipt> {
   const now = deps.clock();
-  const receipt = await deps.db.transaction(async (tx): Promise<IntakeReceipt> => {
+  return deps.db.transaction(async (tx): Promise<IntakeReceipt> => {
     const original = await findOriginal(tx, message.counterpartyId, message.externalId, message.sha256);
     if (original) {
       const duplicate: NewMessage = { ...message, status: 'duplicate', errorCode: 'DUPLICATE_DOCUMENT', duplicateOf: original.id };
@@ -94,16 +110,9 @@ async function record(deps: PipelineDeps, message: NewMessage, rejectionText?: s
     return { messageId: message.id, status: 'received' };
   }).catch(async (error: unknown) => {
     // Lost a race with a concurrent identical document: record this one again as its duplicate.
-    if (error instanceof GatewayError && /concurrent intake/.test(error.message)) return record(deps, { ...message });
+    if (error instanceof GatewayError && /concurrent intake/.test(error.message)) return recordWithAnswer(deps, { ...message }, rejectionText);
     throw error;
   });
-
-  try {
-    await deps.scheduler.enqueue(receipt.status === 'received' ? 'validate' : 'deliver', [receipt.messageId]);
-  } catch (error) {
-    deps.log.warn({ err: error, messageId: receipt.messageId }, 'recorded but not queued; the reconciler will queue it');
-  }
-  return receipt;
 }
 
 async function oversizedFile(deps: PipelineDeps, envelope: Envelope) {
