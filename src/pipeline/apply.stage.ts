@@ -36,20 +36,18 @@ export async function applyMessage(deps: PipelineDeps, messageId: string): Promi
   const key = message.orderingKey;
   // The lock holder drains the key's backlog batch by batch, so the jobs queued behind
   // it mostly find their documents applied instead of competing for the lock.
+  let mine: ApplyResult | undefined;
   for (let batch = 0; batch < MAX_BATCHES_PER_JOB; batch += 1) {
     const run = await applyBatch(deps, key);
     if (!run) break; // another job holds the key
     if (run.results.size > 0) await deps.scheduler.enqueue('deliver', [...run.results.keys()]);
     if (run.failure?.id === messageId) throw run.failure.error;
-    if (run.failure || run.results.size < MAX_BATCH) {
-      const mine = run.results.get(messageId);
-      if (mine) return mine;
-      break;
-    }
+    mine ??= run.results.get(messageId);
+    if (run.failure || run.results.size < MAX_BATCH) break;
   }
-  const now = await getMessage(deps.db, messageId);
-  if (now?.status === 'applied') return 'applied';
-  if (now?.status !== 'validated') return 'skipped';
+  if (mine) return mine;
+  const latest = await getMessage(deps.db, messageId);
+  if (latest?.status !== 'validated') return 'skipped'; // another job applied it meanwhile
   throw new GatewayError('WAITING_FOR_PREDECESSOR', `${messageId} waits for an earlier document with key ${key}`);
 }
 
