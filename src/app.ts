@@ -63,7 +63,9 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const closers: (() => Promise<unknown>)[] = [];
+  const stopping = new AbortController();
   const close = async () => {
+    stopping.abort();
     for (const closer of closers.reverse()) await closer().catch((error: unknown) => log.warn({ err: error }, 'error while closing'));
   };
   try {
@@ -105,6 +107,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       outboundFor: () => outbox,
       scheduler: queues ?? inline,
       log,
+      stopping: stopping.signal,
     };
     inline.bind(deps);
     const intake = createIntake(deps);

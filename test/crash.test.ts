@@ -121,3 +121,31 @@ test('1,000 documents survive a SIGKILLed worker and a Redis restart, each appli
   assert.equal(new Set(files.map((name) => name.split('.')[1])).size, DOCUMENTS, 'one response per message id');
   assert.equal(await count(`SELECT count(*)::text AS n FROM messages WHERE status = 'dead'`), 0);
 });
+
+test('SIGTERM drains: the worker finishes its active jobs, leaves none behind, and exits 0', async () => {
+  const before = await count(`SELECT count(*)::text AS n FROM messages`);
+  const documents = 1000;
+  await Promise.all(Array.from({ length: documents }, (_, index) => producer.intake.receive({
+    channel: 'folder', counterpartyId: 'demo-employer', externalId: `drain-${index}.xml`, receivedAt: new Date(),
+    content: { bytes: Buffer.from(salaryAdjustment({ messageId: `DRAIN-${index}` }, [{ pin: people[index % people.length]!, date: '2026-12-02', salary: `${300_000 + index}.00` }])) },
+    metadata: { fileName: `drain-${index}.xml` },
+  })));
+  const drained = () => count(`SELECT count(*)::text AS n FROM salaries WHERE effective_date = '2026-12-02'`);
+  let worker = startWorker();
+  await waitFor(async () => (await drained()) >= 50, 'some documents applied', 60_000);
+  worker.child.kill('SIGTERM');
+  assert.equal(await worker.exited, 0, `a clean exit:\n${worker.output()}`);
+  const active = await producer.queues!.counts();
+  assert.deepEqual(
+    Object.fromEntries(Object.entries(active).map(([stage, counts]) => [stage, counts.active])),
+    { validate: 0, apply: 0, deliver: 0 },
+    'no job was left active (a killed worker would leave its jobs locked)',
+  );
+  assert.ok((await drained()) < documents, 'stopped mid-run');
+
+  worker = startWorker();
+  await waitFor(async () => (await count(`SELECT count(*)::text AS n FROM responses WHERE delivered_at IS NOT NULL`)) === before + documents, 'the rest delivered', 60_000);
+  worker.child.kill('SIGTERM');
+  await worker.exited;
+  assert.equal(await drained(), documents, 'each document applied exactly once across the two workers');
+});

@@ -43,7 +43,7 @@ export async function applyMessage(deps: PipelineDeps, messageId: string): Promi
     if (run.results.size > 0) await deps.scheduler.enqueue('deliver', [...run.results.keys()]);
     if (run.failure?.id === messageId) throw run.failure.error;
     mine ??= run.results.get(messageId);
-    if (run.failure || run.results.size < MAX_BATCH) break;
+    if (run.failure || run.results.size < MAX_BATCH || deps.stopping?.aborted) break;
   }
   if (mine) return mine;
   const latest = await getMessage(deps.db, messageId);

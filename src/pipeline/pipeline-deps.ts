@@ -38,4 +38,6 @@ export interface PipelineDeps {
   readonly outboundFor: (requestChannel: string) => OutboundChannel;
   readonly scheduler: StageScheduler;
   readonly log: Logger;
+  /** Aborted when the process shuts down: long-running stage work stops at its next safe point. */
+  readonly stopping?: AbortSignal;
 }
