@@ -141,6 +141,9 @@ describe('a document from a folder to its response', () => {
     assert.match(await read('demo-administrator'), /<Status>Accepted<\/Status>/);
     const refused = await read('other-employer');
     assert.match(refused, /<Code>SENDER_NOT_AUTHORISED<\/Code>/);
-    assert.equal((await query(`SELECT 1 FROM salaries WHERE annual_salary = 999999`)).length, 0);
+    await dropFile(gateway.inbox('demo-custodian'), 'wrong-type.xml', salaryAdjustment({ messageId: 'CUST-1' }, [{ pin: PERSONS.cecilia, date: '2026-12-05', salary: '999998.00' }]));
+    const notAllowed = await read('demo-custodian');
+    assert.match(notAllowed, /<SalaryAdjustmentResponse [\s\S]*<Code>MESSAGE_TYPE_NOT_ALLOWED<\/Code>\s*<Text>Counterparty demo-custodian may not send SalaryAdjustment\.<\/Text>/);
+    assert.equal((await query(`SELECT 1 FROM salaries WHERE annual_salary IN (999999, 999998)`)).length, 0);
   });
 });
