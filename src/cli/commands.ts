@@ -34,6 +34,10 @@ export async function runStart(options: GlobalOptions, roles: readonly Role[]): 
     { roles, port: roles.includes('api') ? settings.port : undefined, database: gateway.deps.db.kind, counterparties: [...gateway.folders.keys()] },
     'depot-gateway is running',
   );
+  const address = gateway.http?.server.address();
+  if (address && typeof address === 'object') {
+    log.info({ dashboard: `http://${settings.host}:${address.port}/admin/queues`, health: `http://${settings.host}:${address.port}/healthz` }, 'queue dashboard (staff login from staff.users)');
+  }
   if (settings.demo && roles.includes('watch')) await dropDemoSample(gateway);
   let stopping = false;
   const stop = (signal: string) => {
