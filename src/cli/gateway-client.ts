@@ -1,6 +1,6 @@
 import type { GatewayConfig } from '../config/config.schema.ts';
 import { GatewayError } from '../core/gateway-error.ts';
-import { isErrorCode } from '../core/error-codes.ts';
+import { ERROR_CODES, isErrorCode } from '../core/error-codes.ts';
 import type { IntakeReceipt } from '../channels/envelope.ts';
 import type { MessageEvent, MessageFilter, StoredMessage } from '../ledger/messages.repository.ts';
 
@@ -91,6 +91,10 @@ export class GatewayClient {
 
 async function toError(response: Response): Promise<Error> {
   const body = (await response.json().catch(() => ({}))) as { code?: string; message?: string };
-  if (body.code && isErrorCode(body.code)) return new GatewayError(body.code, body.message);
+  if (body.code && isErrorCode(body.code)) {
+    // The server's message already starts with the code's own text; keep only the detail.
+    const detail = (body.message ?? '').replace(ERROR_CODES[body.code].message, '').trim();
+    return new GatewayError(body.code, detail || undefined);
+  }
   return new Error(`gateway answered ${response.status}: ${body.message ?? response.statusText}`);
 }
