@@ -63,6 +63,7 @@ describe('http', () => {
       return body.message.status === 'applied' && body;
     }, 'applied');
     assert.deepEqual(detail.events.map((event) => event.status), ['received', 'validated', 'applied']);
+    assert.deepEqual((detail as unknown as { message: { metadata: unknown } }).message.metadata, { fileName: 'api-1.xml', submittedBy: 'staff' });
     const response = await inject({ url: `/api/messages/${messageId}/response`, headers: { authorization: staff } });
     assert.equal(response.headers['content-type'], 'application/xml; charset=utf-8');
     assert.match(response.body, /<SalaryAdjustmentResponse[\s\S]*<Status>Accepted<\/Status>/);

@@ -20,7 +20,7 @@ export async function registerMessageRoutes(app: FastifyInstance, options: HttpS
     const name = request.query.name ?? `submitted-${Date.now()}.xml`;
     const receipt = await intake.receive({
       channel: 'cli', counterpartyId: from, externalId: name, receivedAt: deps.clock(),
-      content: { bytes: request.body }, metadata: { fileName: name, submittedBy: request.headers.authorization ? 'staff' : 'unknown' },
+      content: { bytes: request.body }, metadata: { fileName: name, submittedBy: staffUser(request.headers.authorization) },
     });
     return reply.code(202).send(receipt);
   });
@@ -56,4 +56,11 @@ export async function registerMessageRoutes(app: FastifyInstance, options: HttpS
     const stage = await replayMessage(deps.db, deps.scheduler, request.params.id);
     return { messageId: request.params.id, replayedFrom: stage };
   });
+}
+
+/** The staff user name from an HTTP Basic header (already verified by the auth hook), for the message's record. */
+function staffUser(authorization: string | undefined): string {
+  const encoded = /^Basic\s+(.+)$/i.exec(authorization ?? '')?.[1];
+  const decoded = encoded ? Buffer.from(encoded, 'base64').toString('utf8') : '';
+  return decoded.includes(':') ? decoded.slice(0, decoded.indexOf(':')) : 'unknown';
 }
