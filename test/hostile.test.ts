@@ -95,6 +95,19 @@ describe('hostile input', () => {
     assert.ok(row?.raw_location && existsSync(row.raw_location), 'the file is kept where the message store says');
   });
 
+  test('an oversized document handed over in memory is refused, its bytes kept, never parsed', async () => {
+    const bytes = Buffer.alloc(LIMIT + 1, 'x');
+    const receipt = await gateway.intake.receive({
+      channel: 'rest', counterpartyId: 'demo-employer', externalId: 'in-memory-huge', receivedAt: new Date(), content: { bytes }, metadata: {},
+    });
+    assert.equal(receipt.status, 'rejected');
+    assert.equal(receipt.errorCode, 'DOCUMENT_TOO_LARGE');
+    const [row] = (await gateway.deps.db.query<{ status: string; size: string; kept: string; raw_location: string | null }>(
+      `SELECT status, size_bytes::text AS size, length(raw)::text AS kept, raw_location FROM messages WHERE id = $1`, [receipt.messageId],
+    )).rows;
+    assert.deepEqual(row, { status: 'rejected', size: String(LIMIT + 1), kept: String(LIMIT + 1), raw_location: null });
+  });
+
   test('the gateway keeps serving: health answers and a valid document is applied', async () => {
     const health = await gateway.http!.inject({ method: 'GET', url: '/healthz' });
     assert.equal(health.statusCode, 200);

@@ -43,7 +43,7 @@ async function receive(deps: PipelineDeps, envelope: Envelope): Promise<IntakeRe
   const oversized = await oversizedFile(deps, envelope);
   if (oversized) {
     const message: NewMessage = {
-      ...base, sha256: oversized.sha256, sizeBytes: oversized.size, raw: null, rawLocation: oversized.setAsidePath,
+      ...base, sha256: oversized.sha256, sizeBytes: oversized.size, raw: oversized.bytes, rawLocation: oversized.setAsidePath,
       status: 'rejected', errorCode: 'DOCUMENT_TOO_LARGE', duplicateOf: null,
     };
     const text = `The document is ${oversized.size} bytes; the limit is ${deps.limits.maxDocumentBytes} bytes. It was set aside, not processed.`;
@@ -118,11 +118,13 @@ async function recordWithAnswer(deps: PipelineDeps, message: NewMessage, rejecti
 async function oversizedFile(deps: PipelineDeps, envelope: Envelope) {
   if ('bytes' in envelope.content) {
     if (envelope.content.bytes.byteLength <= deps.limits.maxDocumentBytes) return undefined;
-    return { size: envelope.content.bytes.byteLength, sha256: sha256(envelope.content.bytes), setAsidePath: '(not kept: sent in memory)' };
+    // Already in memory (a channel without a file): kept in the store like any document, never parsed.
+    const { bytes } = envelope.content;
+    return { size: bytes.byteLength, sha256: sha256(bytes), bytes, setAsidePath: null };
   }
   const { size } = await stat(envelope.content.path);
   if (size <= deps.limits.maxDocumentBytes) return undefined;
-  return { size, sha256: await sha256OfFile(envelope.content.path), setAsidePath: envelope.content.setAsidePath };
+  return { size, sha256: await sha256OfFile(envelope.content.path), bytes: null, setAsidePath: envelope.content.setAsidePath };
 }
 
 function sha256(bytes: Uint8Array): string {

@@ -1,5 +1,8 @@
 /** Small builders for plan-administration documents used by the integration tests. */
-const NS = 'urn:se:depot-gateway:v1';
+import { CATALOGUE_NAMESPACE } from '../../src/messages/schema-registry.ts';
+import { DEMO } from '../../src/ledger/demo-data.ts';
+
+const NS = CATALOGUE_NAMESPACE;
 
 export interface HeaderFields {
   messageId: string;
@@ -11,8 +14,8 @@ function header(fields: HeaderFields): string {
   return `  <Header>
     <MessageId>${fields.messageId}</MessageId>
     <CreatedAt>2026-11-20T09:00:00+01:00</CreatedAt>
-    <AgreementNumber>${fields.agreementNumber ?? 'AGR-1001'}</AgreementNumber>
-    <EmployerOrganisationNumber>${fields.employer ?? '5561234567'}</EmployerOrganisationNumber>
+    <AgreementNumber>${fields.agreementNumber ?? DEMO.agreementNumber}</AgreementNumber>
+    <EmployerOrganisationNumber>${fields.employer ?? DEMO.employerOrganisationNumber}</EmployerOrganisationNumber>
   </Header>
 `;
 }
@@ -57,10 +60,5 @@ ${item.reason ? `    <Reason>${item.reason}</Reason>\n` : ''}  </Item>
   return `<?xml version="1.0" encoding="UTF-8"?>\n<EmploymentEnded xmlns="${NS}">\n${header(fields)}${body}</EmploymentEnded>\n`;
 }
 
-export const PERSONS = {
-  anna: '197001011233',
-  bertil: '198002021239',
-  cecilia: '199003031235',
-  david: '198512121230',
-  eva: '197607151235',
-} as const;
+/** The demo ledger's insured persons (src/ledger/demo-data.ts). */
+export const PERSONS = DEMO.persons;
