@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { appendFile, mkdtemp, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -274,30 +274,50 @@ describe('FolderInboxWatcher', () => {
     assert.deepEqual(await readdir(join(cp.folder, 'inbox')), []);
   });
 
-  test('never more than maxInFlight files are with intake at once', async (t) => {
-    const cp = await makeCounterparty(t);
+  test('never more than maxInFlight files are being taken; one counterparty\'s files reach intake one at a time, oldest first', async (t) => {
+    const employer = await makeCounterparty(t, 'employer-a');
+    const custodian = await makeCounterparty(t, 'custodian-b');
     let active = 0;
     let peak = 0;
+    const activeOf = new Map<string, number>();
+    let peakPerCounterparty = 0;
     const order: string[] = [];
     const intake: IntakePort = {
       async receive(envelope) {
         active += 1;
         peak = Math.max(peak, active);
+        activeOf.set(envelope.counterpartyId, (activeOf.get(envelope.counterpartyId) ?? 0) + 1);
+        peakPerCounterparty = Math.max(peakPerCounterparty, ...activeOf.values());
         await sleep(30);
         active -= 1;
-        order.push(envelope.externalId);
+        activeOf.set(envelope.counterpartyId, (activeOf.get(envelope.counterpartyId) ?? 0) - 1);
+        order.push(`${envelope.counterpartyId}/${envelope.externalId}`);
         return { messageId: `m-${envelope.externalId}`, status: 'received' };
       },
     };
-    const names = Array.from({ length: 8 }, (_, i) => `doc-${i}.xml`);
-    for (const name of names) await writeFile(join(cp.folder, 'inbox', name), name);
-    const watcher = await startWatcher(t, cp, intake, { maxInFlight: 2, stableMs: 0 });
+    // Written in this order, with distinct mtimes; the names sort the other way round.
+    const names = Array.from({ length: 5 }, (_, i) => `doc-${9 - i}.xml`);
+    for (const [index, name] of names.entries()) {
+      for (const cp of [employer, custodian]) {
+        const path = join(cp.folder, 'inbox', name);
+        await writeFile(path, name);
+        const when = new Date(Date.now() - 60_000 + index * 1000);
+        await utimes(path, when, when);
+      }
+    }
+    const watcher = new FolderInboxWatcher({
+      counterparties: [employer, custodian], intake, maxDocumentBytes: 64 * 1024, stableMs: 0, pollIntervalMs: 25, rescanEveryMs: 1000, maxInFlight: 4,
+    });
+    t.after(() => watcher.stop());
+    await watcher.start();
 
-    await waitFor(() => order.length === names.length, 'all files to be handed over');
+    await waitFor(() => order.length === 2 * names.length, 'all files to be handed over');
     await watcher.idle();
-    assert.equal(peak, 2);
-    assert.deepEqual([...order].sort(), names);
-    assert.deepEqual(await readdir(join(cp.folder, 'inbox')), []);
+    assert.equal(peakPerCounterparty, 1, 'one file of a counterparty with intake at a time');
+    assert.equal(peak, 2, 'the two counterparties\' files go in parallel');
+    assert.deepEqual(order.filter((entry) => entry.startsWith('employer-a/')), names.map((name) => `employer-a/${name}`), 'in mtime order');
+    assert.deepEqual(order.filter((entry) => entry.startsWith('custodian-b/')), names.map((name) => `custodian-b/${name}`), 'in mtime order');
+    assert.deepEqual(await readdir(join(employer.folder, 'inbox')), []);
   });
 });
 

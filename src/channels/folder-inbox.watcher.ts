@@ -3,6 +3,7 @@ import { mkdir, readFile, readdir, rename, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { watch, type FSWatcher } from 'chokidar';
+import { ArrivalSequencer } from './arrival-sequencer.ts';
 import type { Envelope, IntakePort, IntakeReceipt } from './envelope.ts';
 import { counterpartySubfolder, ensureCounterpartyFolders, isTemporaryName, type FolderCounterparty } from './folder.layout.ts';
 
@@ -16,7 +17,9 @@ import { counterpartySubfolder, ensureCounterpartyFolders, isTemporaryName, type
  *   If intake fails, the file stays and the periodic rescan offers it again.
  * - Temporary names (see `isTemporaryName`) are never taken, and a file is taken only
  *   once its size and mtime have been unchanged for `stableMs`.
- * - The same path is never with intake twice at once; at most `maxInFlight` files are.
+ * - The same path is never with intake twice at once; at most `maxInFlight` files are
+ *   being taken, and each counterparty's files reach intake one at a time in arrival
+ *   order, oldest (mtime, then name) first (see ArrivalSequencer).
  * - A file larger than `maxDocumentBytes` is never read into memory.
  */
 
@@ -48,17 +51,25 @@ export interface FolderChannelOptions {
 interface InboxFile {
   readonly path: string;
   readonly counterparty: FolderCounterparty;
+  /** When the file was offered (0 when it was already gone); orders the queue with the name. */
+  mtimeMs?: number;
 }
 
 const silentLog: FolderChannelLog = { info() {}, warn() {}, error() {} };
 
 export class FolderInboxWatcher {
   readonly #options: Required<FolderChannelOptions>;
-  /** Files waiting for a slot, FIFO in the order they were reported. */
+  /** Files waiting for a slot, oldest (mtime, then name) first. */
   readonly #queue: InboxFile[] = [];
   /** Paths queued or with intake: never offered twice at once. */
   readonly #pending = new Set<string>();
   readonly #running = new Set<Promise<void>>();
+  /** Offered files whose age is still being read; the queue is not pumped meanwhile, so it sees them all. */
+  #offering = 0;
+  /** True until the first scan of every inbox is complete: files found at start are ordered together. */
+  #scanning = true;
+  /** Per counterparty id: the order its files are handed to intake. */
+  readonly #sequencers = new Map<string, ArrivalSequencer>();
   #idleWaiters: Array<() => void> = [];
   #watchers: FSWatcher[] = [];
   #rescanTimer: NodeJS.Timeout | undefined;
@@ -100,6 +111,9 @@ export class FolderInboxWatcher {
       this.#watchers.push(watcher);
       await new Promise<void>((resolve) => watcher.once('ready', resolve));
     }
+    this.#scanning = false;
+    await this.#offersSettled();
+    this.#pump();
     this.#scheduleRescan();
   }
 
@@ -116,15 +130,30 @@ export class FolderInboxWatcher {
 
   /** Resolves when every file seen so far has been handed over and moved (queue and in-flight empty). */
   idle(): Promise<void> {
-    if (this.#queue.length === 0 && this.#running.size === 0) return Promise.resolve();
+    if (this.#queue.length === 0 && this.#running.size === 0 && this.#offering === 0) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
   #offer(file: InboxFile): void {
     if (this.#state !== 'started' || this.#pending.has(file.path)) return;
     this.#pending.add(file.path);
-    this.#queue.push(file);
-    this.#pump();
+    // Queued by age, so the files being taken are always the oldest known: the arrival
+    // order the sequencer keeps among them then holds for the whole inbox. Files reported
+    // together (a drop, the scan at start) are all queued before any of them starts.
+    this.#offering += 1;
+    void statIfPresent(file.path)
+      .catch(() => undefined)
+      .then((stats) => {
+        this.#offering -= 1;
+        file.mtimeMs = stats?.mtimeMs ?? 0;
+        if (this.#state !== 'started') {
+          this.#pending.delete(file.path);
+          this.#notifyIfIdle();
+          return;
+        }
+        this.#queue.splice(insertionIndex(this.#queue, file), 0, file);
+        if (!this.#scanning && (this.#offering === 0 || this.#queue.length >= this.#options.maxInFlight)) this.#pump();
+      });
   }
 
   #pump(): void {
@@ -142,45 +171,59 @@ export class FolderInboxWatcher {
     this.#notifyIfIdle();
   }
 
+  /** Resolves once every offered file has been queued. */
+  async #offersSettled(): Promise<void> {
+    while (this.#offering > 0) await sleep(1);
+  }
+
   #notifyIfIdle(): void {
-    if (this.#queue.length > 0 || this.#running.size > 0) return;
+    if (this.#queue.length > 0 || this.#running.size > 0 || this.#offering > 0) return;
     const waiters = this.#idleWaiters;
     this.#idleWaiters = [];
     for (const resolve of waiters) resolve();
   }
 
-  /** Hands one file to intake and, once intake has recorded it, moves it out of the inbox. */
+  /** Hands one file to intake in its arrival turn and, once intake has recorded it, moves it out of the inbox. */
   async #take({ path, counterparty }: InboxFile): Promise<void> {
-    const { intake, clock, log } = this.#options;
-    const stats = await this.#waitUntilStable(path);
-    if (stats === undefined) return; // gone (already taken, or removed by its sender) or not a file
-    const name = basename(path);
-    const receivedAt = clock();
-    const envelope: Envelope = {
-      channel: 'folder',
-      counterpartyId: counterparty.id,
-      externalId: name,
-      receivedAt,
-      content: await this.#readContent(path, stats, counterparty, name),
-      metadata: { fileName: name },
-    };
+    const sequencer = this.#sequencerOf(counterparty.id);
+    sequencer.register(path);
     let receipt: IntakeReceipt;
+    let envelope: Envelope;
     try {
-      receipt = await intake.receive(envelope);
+      const stats = await this.#waitUntilStable(path, (mtimeMs) => sequencer.observe(path, mtimeMs));
+      if (stats === undefined) return; // gone (already taken, or removed by its sender) or not a file
+      const name = basename(path);
+      const content = await this.#readContent(path, stats, counterparty, name);
+      await sequencer.turn(path, stats.mtimeMs, name);
+      envelope = { channel: 'folder', counterpartyId: counterparty.id, externalId: name, receivedAt: this.#options.clock(), content, metadata: { fileName: name } };
+      receipt = await this.#options.intake.receive(envelope);
     } catch (error) {
-      log.warn({ err: error, counterpartyId: counterparty.id, path }, 'intake failed; file left in the inbox for the next rescan');
+      this.#options.log.warn({ err: error, counterpartyId: counterparty.id, path }, 'intake failed; file left in the inbox for the next rescan');
       return;
+    } finally {
+      sequencer.done(path);
     }
+    await this.#moveTaken(path, counterparty, envelope, receipt);
+  }
+
+  #sequencerOf(counterpartyId: string): ArrivalSequencer {
+    let sequencer = this.#sequencers.get(counterpartyId);
+    if (!sequencer) this.#sequencers.set(counterpartyId, (sequencer = new ArrivalSequencer()));
+    return sequencer;
+  }
+
+  async #moveTaken(path: string, counterparty: FolderCounterparty, envelope: Envelope, receipt: IntakeReceipt): Promise<void> {
+    const { receivedAt, externalId: name, content } = envelope;
     const target =
       receipt.errorCode === 'DOCUMENT_TOO_LARGE'
-        ? 'setAsidePath' in envelope.content
-          ? envelope.content.setAsidePath
+        ? 'setAsidePath' in content
+          ? content.setAsidePath
           : await this.#setAsidePath(counterparty, name, receivedAt)
         : join(counterpartySubfolder(counterparty.folder, 'archive'), receivedAt.toISOString().slice(0, 10), `${receipt.messageId}-${name}`);
     await mkdir(dirname(target), { recursive: true });
     // A failed move is left to the rescan: intake then answers "duplicate" and the file moves.
     await rename(path, target);
-    log.info({ counterpartyId: counterparty.id, messageId: receipt.messageId, status: receipt.status, target }, 'inbox file taken');
+    this.#options.log.info({ counterpartyId: counterparty.id, messageId: receipt.messageId, status: receipt.status, target }, 'inbox file taken');
   }
 
   /**
@@ -189,13 +232,14 @@ export class FolderInboxWatcher {
    * mtime is `stableMs` old, or size and mtime were seen unchanged for `stableMs`
    * (which also copes with an mtime set in the future).
    */
-  async #waitUntilStable(path: string): Promise<Stats | undefined> {
+  async #waitUntilStable(path: string, seen: (mtimeMs: number) => void): Promise<Stats | undefined> {
     const { stableMs, pollIntervalMs } = this.#options;
     let previous: Stats | undefined;
     let unchangedSince = Date.now();
     for (;;) {
       const stats = await statIfPresent(path);
       if (stats === undefined || !stats.isFile()) return undefined;
+      seen(stats.mtimeMs);
       const now = Date.now();
       if (previous !== undefined && (stats.size !== previous.size || stats.mtimeMs !== previous.mtimeMs)) unchangedSince = now;
       const quietMs = Math.max(now - stats.mtimeMs, now - unchangedSince);
@@ -246,6 +290,20 @@ export class FolderInboxWatcher {
       }
     }
   }
+}
+
+/** Where `file` goes in a queue kept in (mtime, path) order: after every file not younger. */
+function insertionIndex(queue: readonly InboxFile[], file: InboxFile): number {
+  const younger = (other: InboxFile) =>
+    (other.mtimeMs ?? 0) > (file.mtimeMs ?? 0) || ((other.mtimeMs ?? 0) === (file.mtimeMs ?? 0) && other.path > file.path);
+  let low = 0;
+  let high = queue.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (younger(queue[middle] as InboxFile)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }
 
 async function statIfPresent(path: string): Promise<Stats | undefined> {

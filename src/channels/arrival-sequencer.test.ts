@@ -1,0 +1,66 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ArrivalSequencer } from './arrival-sequencer.ts';
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+test('files ready out of order go to intake oldest first, one at a time', async () => {
+  const sequencer = new ArrivalSequencer();
+  const order: string[] = [];
+  for (const path of ['a', 'b', 'c']) sequencer.register(path);
+  sequencer.observe('a', 1000);
+  const take = (path: string, mtime: number) => sequencer.turn(path, mtime, path).then(() => order.push(path));
+  const c = take('c', 1002);
+  const b = take('b', 1001);
+  await tick();
+  assert.deepEqual(order, [], 'b and c wait: a (older, seen at 1000) is not ready yet');
+  const a = take('a', 1000);
+  await a;
+  await tick();
+  assert.deepEqual(order, ['a'], 'only one file has the turn at a time');
+  sequencer.done('a');
+  await b;
+  sequencer.done('b');
+  await c;
+  sequencer.done('c');
+  assert.deepEqual(order, ['a', 'b', 'c']);
+  assert.equal(sequencer.size, 0);
+});
+
+test('a file still being written (newer mtime) does not hold back an older complete one', async () => {
+  const sequencer = new ArrivalSequencer();
+  sequencer.register('slow');
+  sequencer.register('done');
+  sequencer.observe('slow', 5000);
+  let went = false;
+  const turn = sequencer.turn('done', 4000, 'done').then(() => (went = true));
+  await turn;
+  assert.ok(went);
+  sequencer.done('done');
+});
+
+test('a file not yet looked at holds the line until its first stat, and one that vanishes frees it', async () => {
+  const sequencer = new ArrivalSequencer();
+  sequencer.register('unknown');
+  sequencer.register('ready');
+  let went = false;
+  const turn = sequencer.turn('ready', 4000, 'ready').then(() => (went = true));
+  await tick();
+  assert.equal(went, false);
+  sequencer.done('unknown'); // gone before it was ever stable
+  await turn;
+  assert.ok(went);
+});
+
+test('equal mtimes go in name order', async () => {
+  const sequencer = new ArrivalSequencer();
+  const order: string[] = [];
+  for (const path of ['/in/02.xml', '/in/01.xml']) sequencer.register(path);
+  const second = sequencer.turn('/in/02.xml', 7, '02.xml').then(() => order.push('02'));
+  const first = sequencer.turn('/in/01.xml', 7, '01.xml').then(() => order.push('01'));
+  await first;
+  sequencer.done('/in/01.xml');
+  await second;
+  sequencer.done('/in/02.xml');
+  assert.deepEqual(order, ['01', '02']);
+});
