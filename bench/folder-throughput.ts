@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: end-to-end throughput and latency of the folder channel.
+ * `npm run bench -- folder-throughput`: end-to-end throughput and latency of the folder channel.
  *
  * Starts a real gateway (`depot-gateway start`, a child process) on a fresh PostgreSQL
  * database, the shared Redis under a unique queue prefix and a temporary data folder;

@@ -1,0 +1,32 @@
+/**
+ * `npm run bench [-- <name> ...]`: runs the named benchmarks, or all of them, each in
+ * its own process so one's memory and timers do not colour another's. Each prints its
+ * figures; the exit code is non-zero when any reported wrong results.
+ *
+ *   folder-throughput  ~2 KB documents dropped into an inbox at a rate and in a burst (issue: the spine)
+ *   salary-file        one salary file of 10,000 employees, drop to per-item response (issue: plan administration)
+ */
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const BENCHMARKS: Record<string, string> = {
+  'folder-throughput': 'folder-throughput.ts',
+  'salary-file': 'salary-file.ts',
+};
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !(name in BENCHMARKS));
+if (unknown.length > 0) {
+  process.stderr.write(`unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(BENCHMARKS).join(', ')}\n`);
+  process.exit(2);
+}
+let failed = 0;
+for (const [name, file] of Object.entries(BENCHMARKS)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  process.stdout.write(`\n=== ${name} ===\n`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(HERE, file)], { stdio: 'inherit' });
+  if (result.status !== 0) failed += 1;
+}
+process.exit(failed > 0 ? 1 : 0);
