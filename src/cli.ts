@@ -1,12 +1,12 @@
 import { Command, CommanderError, Option } from 'commander';
-import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse } from './cli/commands.ts';
+import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson } from './cli/commands.ts';
 import { EXIT, reportError } from './cli/output.ts';
 import { isGatewayError } from './core/gateway-error.ts';
 
 /**
  * The depot-gateway command. Exit codes a script can rely on:
  *   0  success (for submit: the document was accepted, fully or partly)
- *   1  the document was rejected (submit), or no message has the id given (MESSAGE_NOT_FOUND)
+ *   1  the document was rejected (submit), or no message / person matches (MESSAGE_NOT_FOUND, PERSON_NOT_FOUND)
  *   2  usage error or system error (configuration, database, queue, network)
  */
 const program = new Command('depot-gateway')
@@ -52,6 +52,15 @@ messages
 messages.command('show').argument('<id>').option('--json').description('one message with its history and deliveries').action((id: string, options) => runMessagesShow(program.opts(), id, options));
 messages.command('response').argument('<id>').description('print the response document of a message').action((id: string) => runMessagesResponse(program.opts(), id));
 
+program
+  .command('person')
+  .description("a person's plan history under an agreement and the state it gives as of a date")
+  .argument('<pin>', 'personal identity number, 12 digits')
+  .requiredOption('--agreement <number>', 'agreement number, e.g. AGR-1001')
+  .option('--as-of <date>', 'the date the state is read for (YYYY-MM-DD); default today in Stockholm')
+  .option('--json', 'the history and state as JSON')
+  .action((pin: string, options) => runPerson(program.opts(), pin, options));
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
@@ -59,5 +68,5 @@ try {
     process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage);
   }
   reportError(error);
-  process.exit(isGatewayError(error) && error.code === 'MESSAGE_NOT_FOUND' ? EXIT.rejected : EXIT.usage);
+  process.exit(isGatewayError(error) && (error.code === 'MESSAGE_NOT_FOUND' || error.code === 'PERSON_NOT_FOUND') ? EXIT.rejected : EXIT.usage);
 }

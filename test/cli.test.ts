@@ -57,6 +57,21 @@ describe('depot-gateway CLI', () => {
     assert.match(result.stdout, /<Code>AGREEMENT_UNKNOWN<\/Code>/);
   });
 
+  test("person shows the ledger's history and state as of a date; an unknown person exits 1", async () => {
+    // After the first test, anna's salary is 610000.00 from today.
+    const shown = await runCliToEnd(['person', PERSONS.anna, '--agreement', 'AGR-1001', '--as-of', today, '--config', config]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, new RegExp(`^${PERSONS.anna} under agreement AGR-1001, as of ${today}:\\n  employed yes, salary 610000.00 a year, category TJM`));
+    assert.match(shown.stdout, /INS-100001 TJP-DEPA: premium 1800.00 a month/);
+    const json = await runCliToEnd(['person', PERSONS.anna, '--agreement', 'AGR-1001', '--as-of', '2021-01-01', '--json', '--config', config]);
+    const view = JSON.parse(json.stdout) as { state: { annualSalary: string; insurances: unknown[] } };
+    assert.equal(view.state.annualSalary, '480000.00');
+    assert.equal(view.state.insurances.length, 1, 'the KF insurance began in 2022');
+    const unknown = await runCliToEnd(['person', '199506151233', '--agreement', 'AGR-1001', '--config', config]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /PERSON_NOT_FOUND/);
+  });
+
   test('usage and system errors exit 2 with a message on stderr', async () => {
     const missingFrom = await runCliToEnd(['submit', 'x.xml', '--config', config]);
     assert.equal(missingFrom.code, 2);

@@ -50,6 +50,25 @@ describe('http', () => {
     assert.deepEqual((queues.json() as { queues: { name: string }[] }).queues.map((q) => q.name).sort(), ['apply', 'deliver', 'validate']);
   });
 
+  test("a person's ledger history and state as of a date", async () => {
+    const url = `/api/agreements/AGR-1001/persons/${PERSONS.eva}`;
+    assert.equal((await inject({ url })).statusCode, 401);
+    const before = await inject({ url: `${url}?asOf=2026-06-30`, headers: { authorization: staff } });
+    assert.equal(before.statusCode, 200);
+    const view = before.json() as { state: { employed: boolean; insurances: { insuranceNumber: string; paidUp: boolean }[] }; history: { employment: { endDate: string } } };
+    assert.equal(view.state.employed, true);
+    assert.deepEqual(view.state.insurances.map((i) => [i.insuranceNumber, i.paidUp]), [['INS-100005', false]]);
+    assert.equal(view.history.employment.endDate, '2026-06-30');
+    const after = (await inject({ url: `${url}?asOf=2026-07-01`, headers: { authorization: staff } })).json() as typeof view;
+    assert.equal(after.state.employed, false);
+    assert.deepEqual(after.state.insurances.map((i) => [i.insuranceNumber, i.paidUp]), [['INS-100005', true]]);
+    const unknown = await inject({ url: '/api/agreements/AGR-1001/persons/199506151233', headers: { authorization: staff } });
+    assert.equal(unknown.statusCode, 404);
+    assert.equal((unknown.json() as { code: string }).code, 'PERSON_NOT_FOUND');
+    const badDate = await inject({ url: `${url}?asOf=yesterday`, headers: { authorization: staff } });
+    assert.equal(badDate.statusCode, 400);
+  });
+
   test('a document posted by staff is processed and its response can be read', async () => {
     const posted = await inject({
       method: 'POST', url: '/api/messages?from=demo-employer&name=api-1.xml', headers: { authorization: staff, 'content-type': 'application/xml' },

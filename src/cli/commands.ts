@@ -10,6 +10,10 @@ import { getResponse, listDeliveries } from '../ledger/responses.repository.ts';
 import { migrate } from '../ledger/migrate.ts';
 import { replayMessage } from '../pipeline/replay.ts';
 import { dropDemoSample } from './demo-sample.ts';
+import { formatPerson, type PersonView } from './person-view.ts';
+import { personStateAsOf } from '../core/person-history.ts';
+import { stockholmDate } from '../core/calendar-date.ts';
+import { readPersonHistory } from '../ledger/person-history.repository.ts';
 import { GatewayClient } from './gateway-client.ts';
 import { EXIT, table } from './output.ts';
 
@@ -165,6 +169,21 @@ export async function runMessagesResponse(options: GlobalOptions, id: string): P
   const body = await readStore(options, async (gateway) => (await getResponse(gateway.deps.db, id))?.body, (client) => client.response(id));
   if (!body) throw new GatewayError('MESSAGE_NOT_FOUND', `${id} has no response`);
   process.stdout.write(body);
+}
+
+export async function runPerson(options: GlobalOptions, pin: string, person: { agreement: string; asOf?: string; json?: boolean }): Promise<void> {
+  const asOf = person.asOf ?? stockholmDate(new Date());
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf)) throw new GatewayError('REQUEST_INVALID', `--as-of must be a date YYYY-MM-DD, not "${asOf}".`);
+  const view = await readStore<PersonView | undefined>(
+    options,
+    async (gateway) => {
+      const history = await readPersonHistory(gateway.deps.db, person.agreement, pin);
+      return history ? { state: personStateAsOf(history, asOf), history } : undefined;
+    },
+    (client) => client.person(person.agreement, pin, asOf),
+  );
+  if (!view) throw new GatewayError('PERSON_NOT_FOUND', `${pin} under agreement ${person.agreement}`);
+  process.stdout.write(person.json ? `${JSON.stringify(view)}\n` : formatPerson(view));
 }
 
 function summary(message: StoredMessage) {

@@ -1,3 +1,4 @@
+import type { PersonView } from './person-view.ts';
 import type { GatewayConfig } from '../config/config.schema.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import { ERROR_CODES, isErrorCode } from '../core/error-codes.ts';
@@ -72,6 +73,10 @@ export class GatewayClient {
     const response = await fetch(`${this.base}/api/messages/${encodeURIComponent(id)}/response`, { headers: this.headers() });
     if (!response.ok) throw await toError(response);
     return response.text();
+  }
+
+  person(agreement: string, pin: string, asOf: string): Promise<PersonView> {
+    return this.request(`/api/agreements/${encodeURIComponent(agreement)}/persons/${encodeURIComponent(pin)}?asOf=${encodeURIComponent(asOf)}`);
   }
 
   replay(id: string): Promise<unknown> {

@@ -10,6 +10,7 @@ import type { IntakePort } from '../channels/envelope.ts';
 import type { PipelineDeps } from '../pipeline/pipeline-deps.ts';
 import { STAGES, type PipelineQueues } from '../pipeline/queues.ts';
 import { requireStaff } from './staff-auth.ts';
+import { registerLedgerRoutes } from './ledger.routes.ts';
 import { registerMessageRoutes } from './messages.routes.ts';
 
 /**
@@ -47,6 +48,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
   await app.register(async (staff) => {
     await requireStaff(staff, config.staff.users);
     await registerMessageRoutes(staff, options);
+    await registerLedgerRoutes(staff, options);
     if (queues) {
       const board = new FastifyAdapter();
       createBullBoard({ queues: STAGES.map((stage) => new BullMQAdapter(queues.queues[stage])), serverAdapter: board });

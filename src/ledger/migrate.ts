@@ -1,6 +1,7 @@
 import type { Database } from './database.ts';
 import * as messageStore from './migrations/0001-message-store.ts';
 import * as planLedger from './migrations/0002-plan-ledger.ts';
+import * as planHistory from './migrations/0003-plan-history.ts';
 
 export interface Migration {
   readonly version: number;
@@ -9,7 +10,7 @@ export interface Migration {
 }
 
 /** Every migration in order. A new migration is a new file and one line here. */
-export const MIGRATIONS: readonly Migration[] = [messageStore, planLedger];
+export const MIGRATIONS: readonly Migration[] = [messageStore, planLedger, planHistory];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */
 const MIGRATION_LOCK = 4_711_001;

@@ -28,41 +28,122 @@ export interface InsuranceFacts {
   readonly insuranceNumber: string;
   readonly insuredPin: string;
   readonly productCode: string;
+  /** P private pension, T occupational pension, K capital insurance (from the product). */
+  readonly productKind: 'P' | 'T' | 'K';
   readonly startDate: string;
+  readonly custodyAccount: string | null;
   readonly minFixedCharge: string;
   readonly maxFixedCharge: string;
   readonly minCapitalCharge: string;
   readonly maxCapitalCharge: string;
+  readonly minMonthlyPremium: string;
+  readonly maxMonthlyPremium: string;
+  readonly maxExtraPremium: string;
+  /** The day the insurance became (or becomes) paid-up, or null while premiums are paid. Handlers may set it. */
+  paidUpFrom: string | null;
+  /** The latest billing event, or null when billing never stopped. Handlers may replace it. */
+  lastBillingEvent: { readonly event: 'Stop' | 'Start'; readonly effectiveDate: string } | null;
+  /** The latest monthly premium, or null when none is recorded. */
+  monthlyPremium: string | null;
 }
 
-/** The agreement's insurances among `insuranceNumbers`, by number, with their product's fee bounds. */
+/**
+ * The agreement's insurances among `insuranceNumbers`, by number, with their product's
+ * bounds and their current paid-up, billing and premium state, in one query.
+ */
 export async function findInsurances(sql: Sql, agreementNumber: string, insuranceNumbers: readonly string[]): Promise<Map<string, InsuranceFacts>> {
-  const { rows } = await sql.query<{
-    insurance_number: string; insured_pin: string; product_code: string; start_date: string; min_fixed_charge: string;
-    max_fixed_charge: string; min_capital_charge: string; max_capital_charge: string;
-  }>(
-    `SELECT i.insurance_number, i.insured_pin, i.product_code, i.start_date::text AS start_date,
-            p.min_fixed_charge::text AS min_fixed_charge, p.max_fixed_charge::text AS max_fixed_charge,
-            p.min_capital_charge::text AS min_capital_charge, p.max_capital_charge::text AS max_capital_charge
-       FROM insurances i JOIN products p ON p.code = i.product_code
-      WHERE i.agreement_number = $1 AND i.insurance_number = ANY($2::text[])`,
-    [agreementNumber, [...new Set(insuranceNumbers)]],
+  const { rows } = await sql.query<InsuranceRow>(`${INSURANCE_FACTS_SQL} WHERE i.agreement_number = $1 AND i.insurance_number = ANY($2::text[])`, [
+    agreementNumber,
+    [...new Set(insuranceNumbers)],
+  ]);
+  return new Map(rows.map((row) => [row.insurance_number, toInsuranceFacts(row)]));
+}
+
+/** Every insurance under the agreement of each person among `pins`, by person, in insurance-number order. */
+export async function findInsurancesOfPersons(sql: Sql, agreementNumber: string, pins: readonly string[]): Promise<Map<string, InsuranceFacts[]>> {
+  const { rows } = await sql.query<InsuranceRow>(
+    `${INSURANCE_FACTS_SQL} WHERE i.agreement_number = $1 AND i.insured_pin = ANY($2::text[]) ORDER BY i.insurance_number`,
+    [agreementNumber, [...new Set(pins)]],
   );
-  return new Map(
-    rows.map((row) => [
-      row.insurance_number,
-      {
-        insuranceNumber: row.insurance_number,
-        insuredPin: row.insured_pin,
-        productCode: row.product_code,
-        startDate: row.start_date,
-        minFixedCharge: row.min_fixed_charge,
-        maxFixedCharge: row.max_fixed_charge,
-        minCapitalCharge: row.min_capital_charge,
-        maxCapitalCharge: row.max_capital_charge,
-      },
-    ]),
+  const byPerson = new Map<string, InsuranceFacts[]>();
+  for (const row of rows) {
+    const list = byPerson.get(row.insured_pin) ?? [];
+    list.push(toInsuranceFacts(row));
+    byPerson.set(row.insured_pin, list);
+  }
+  return byPerson;
+}
+
+interface InsuranceRow {
+  insurance_number: string; insured_pin: string; product_code: string; product_kind: 'P' | 'T' | 'K'; start_date: string;
+  custody_account: string | null; min_fixed_charge: string; max_fixed_charge: string; min_capital_charge: string;
+  max_capital_charge: string; min_monthly_premium: string; max_monthly_premium: string; max_extra_premium: string;
+  paid_up_from: string | null; billing_event: 'Stop' | 'Start' | null; billing_date: string | null; monthly_premium: string | null;
+}
+
+const INSURANCE_FACTS_SQL = `
+  SELECT i.insurance_number, i.insured_pin, i.product_code, p.kind AS product_kind, i.start_date::text AS start_date,
+         i.custody_account,
+         p.min_fixed_charge::text AS min_fixed_charge, p.max_fixed_charge::text AS max_fixed_charge,
+         p.min_capital_charge::text AS min_capital_charge, p.max_capital_charge::text AS max_capital_charge,
+         p.min_monthly_premium::text AS min_monthly_premium, p.max_monthly_premium::text AS max_monthly_premium,
+         p.max_extra_premium::text AS max_extra_premium,
+         (SELECT min(u.paid_up_from)::text FROM insurance_paid_up u WHERE u.insurance_number = i.insurance_number) AS paid_up_from,
+         b.event AS billing_event, b.effective_date::text AS billing_date,
+         (SELECT r.monthly_amount::text FROM insurance_premiums r WHERE r.insurance_number = i.insurance_number
+           ORDER BY r.effective_date DESC, r.id DESC LIMIT 1) AS monthly_premium
+    FROM insurances i
+    JOIN products p ON p.code = i.product_code
+    LEFT JOIN LATERAL (SELECT e.event, e.effective_date FROM billing_events e WHERE e.insurance_number = i.insurance_number
+                        ORDER BY e.effective_date DESC, e.id DESC LIMIT 1) b ON true`;
+
+function toInsuranceFacts(row: InsuranceRow): InsuranceFacts {
+  return {
+    insuranceNumber: row.insurance_number,
+    insuredPin: row.insured_pin,
+    productCode: row.product_code,
+    productKind: row.product_kind,
+    startDate: row.start_date,
+    custodyAccount: row.custody_account,
+    minFixedCharge: row.min_fixed_charge,
+    maxFixedCharge: row.max_fixed_charge,
+    minCapitalCharge: row.min_capital_charge,
+    maxCapitalCharge: row.max_capital_charge,
+    minMonthlyPremium: row.min_monthly_premium,
+    maxMonthlyPremium: row.max_monthly_premium,
+    maxExtraPremium: row.max_extra_premium,
+    paidUpFrom: row.paid_up_from,
+    lastBillingEvent: row.billing_event && row.billing_date ? { event: row.billing_event, effectiveDate: row.billing_date } : null,
+    monthlyPremium: row.monthly_premium,
+  };
+}
+
+/** The ISINs selectable in each of `productCodes`, by product. */
+export async function findSelectableFunds(sql: Sql, productCodes: readonly string[]): Promise<Map<string, Set<string>>> {
+  const { rows } = await sql.query<{ product_code: string; isin: string }>(
+    'SELECT product_code, isin FROM product_funds WHERE product_code = ANY($1::text[])',
+    [[...new Set(productCodes)]],
   );
+  const byProduct = new Map<string, Set<string>>();
+  for (const row of rows) {
+    const set = byProduct.get(row.product_code) ?? new Set<string>();
+    set.add(row.isin);
+    byProduct.set(row.product_code, set);
+  }
+  return byProduct;
+}
+
+/** The agreement's category codes and cost-center codes. */
+export async function findAgreementCodes(sql: Sql, agreementNumber: string): Promise<{ categories: Set<string>; costCenters: Set<string> }> {
+  const { rows } = await sql.query<{ kind: 'category' | 'cost_center'; code: string }>(
+    `SELECT 'category' AS kind, code FROM agreement_categories WHERE agreement_number = $1
+     UNION ALL SELECT 'cost_center', code FROM agreement_cost_centers WHERE agreement_number = $1`,
+    [agreementNumber],
+  );
+  return {
+    categories: new Set(rows.filter((row) => row.kind === 'category').map((row) => row.code)),
+    costCenters: new Set(rows.filter((row) => row.kind === 'cost_center').map((row) => row.code)),
+  };
 }
 
 export interface NewFee {
@@ -79,6 +160,53 @@ export async function insertFees(sql: Sql, messageId: string, fees: readonly New
      SELECT f.insurance_number, f.fee_type, f.value, f.effective_date, $5
        FROM unnest($1::text[], $2::text[], $3::numeric[], $4::date[]) AS f(insurance_number, fee_type, value, effective_date)`,
     [fees.map((f) => f.insuranceNumber), fees.map((f) => f.feeType), fees.map((f) => f.value), fees.map((f) => f.effectiveDate), messageId],
+  );
+}
+
+/**
+ * A dated row in insurance_premiums (PremiumAdjustment, and an Insurancepurchase's
+ * first premium), never changed afterwards. The premium of an insurance on a date is its latest
+ * row on or before it (the later-recorded row wins on the same date).
+ */
+export interface NewPremium {
+  readonly insuranceNumber: string;
+  readonly effectiveDate: string;
+  /** Monthly amount in SEK, as a decimal string. */
+  readonly monthlyAmount: string;
+  readonly currency: 'SEK';
+}
+
+/** Records the premiums in one statement, in the document's order (so ids follow the items). */
+export async function insertPremiums(sql: Sql, messageId: string, premiums: readonly NewPremium[]): Promise<void> {
+  if (premiums.length === 0) return;
+  await sql.query(
+    `INSERT INTO insurance_premiums (insurance_number, effective_date, monthly_amount, currency, message_id)
+     SELECT p.insurance_number, p.effective_date, p.monthly_amount, p.currency, $5
+       FROM unnest($1::text[], $2::date[], $3::numeric[], $4::text[]) WITH ORDINALITY AS p(insurance_number, effective_date, monthly_amount, currency, ordinality)
+      ORDER BY p.ordinality`,
+    [premiums.map((p) => p.insuranceNumber), premiums.map((p) => p.effectiveDate), premiums.map((p) => p.monthlyAmount), premiums.map((p) => p.currency), messageId],
+  );
+}
+
+/**
+ * One insurance_paid_up row per insurance made paid-up (fribrev) by PremiumEnded, or
+ * bought for an employment that had already ended (Insurancepurchase). The row is the whole record: from paid_up_from no premium is billed and
+ * the capital stays invested. The insurance row itself is not changed.
+ */
+export interface NewPaidUp {
+  readonly insuranceNumber: string;
+  readonly paidUpFrom: string;
+}
+
+/** Records the paid-up dates in one statement, in the document's order. */
+export async function insertPaidUp(sql: Sql, messageId: string, paidUp: readonly NewPaidUp[]): Promise<void> {
+  if (paidUp.length === 0) return;
+  await sql.query(
+    `INSERT INTO insurance_paid_up (insurance_number, paid_up_from, message_id)
+     SELECT u.insurance_number, u.paid_up_from, $3
+       FROM unnest($1::text[], $2::date[]) WITH ORDINALITY AS u(insurance_number, paid_up_from, ordinality)
+      ORDER BY u.ordinality`,
+    [paidUp.map((u) => u.insuranceNumber), paidUp.map((u) => u.paidUpFrom), messageId],
   );
 }
 
@@ -150,5 +278,43 @@ export async function endEmployments(sql: Sql, agreementNumber: string, messageI
       WHERE NOT EXISTS (SELECT 1 FROM insurance_paid_up p WHERE p.insurance_number = i.insurance_number)
       ORDER BY i.insurance_number`,
     [agreementNumber, ended.map((e) => e.personalIdentityNumber), ended.map((e) => e.paidUpFrom), messageId],
+  );
+}
+
+export interface NewAllocation {
+  readonly insuranceNumber: string;
+  readonly purpose: 'DistributionPlan' | 'Reallocation';
+  readonly effectiveDate: string;
+  readonly lines: readonly { readonly isin: string; readonly percent: string }[];
+}
+
+/** Records fund allocations and their lines: two statements whatever their number. */
+export async function insertAllocations(sql: Sql, messageId: string, allocations: readonly NewAllocation[]): Promise<void> {
+  if (allocations.length === 0) return;
+  const { rows } = await sql.query<{ id: string }>(
+    `WITH input AS (
+       SELECT a.insurance_number, a.purpose, a.effective_date, a.ordinality
+         FROM unnest($1::text[], $2::text[], $3::date[]) WITH ORDINALITY AS a(insurance_number, purpose, effective_date, ordinality))
+     INSERT INTO fund_allocations (insurance_number, purpose, effective_date, message_id)
+     SELECT insurance_number, purpose, effective_date, $4 FROM input ORDER BY ordinality
+     RETURNING id::text AS id`,
+    [allocations.map((a) => a.insuranceNumber), allocations.map((a) => a.purpose), allocations.map((a) => a.effectiveDate), messageId],
+  );
+  // The ids are drawn in the insert's order, which is the input's (ORDER BY ordinality): ascending ids match the input.
+  const ids = rows.map((row) => row.id).sort((a, b) => Number(BigInt(a) - BigInt(b)));
+  const lineAllocation: string[] = [];
+  const lineIsin: string[] = [];
+  const linePercent: string[] = [];
+  allocations.forEach((allocation, index) => {
+    for (const line of allocation.lines) {
+      lineAllocation.push(ids[index] as string);
+      lineIsin.push(line.isin);
+      linePercent.push(line.percent);
+    }
+  });
+  await sql.query(
+    `INSERT INTO fund_allocation_lines (allocation_id, isin, percent, message_id)
+     SELECT l.allocation_id, l.isin, l.percent, $4 FROM unnest($1::bigint[], $2::text[], $3::numeric[]) AS l(allocation_id, isin, percent)`,
+    [lineAllocation, lineIsin, linePercent, messageId],
   );
 }
