@@ -119,6 +119,18 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   };
 }
 
+/**
+ * A database migrated and seeded with the demo ledger, to copy per test with
+ * createTestDatabase(template.name): each test starts from the same ledger, untouched
+ * by the others.
+ */
+export async function createDemoLedgerTemplate(): Promise<TestDatabase> {
+  const template = await createTestDatabase();
+  const seeded = await startTestGateway({ roles: [], inline: true, database: template });
+  await seeded.destroy();
+  return template;
+}
+
 /** Removes every Redis key under a BullMQ prefix; returns how many. */
 export async function deleteQueues(prefix: string, url = TEST_REDIS_URL): Promise<number> {
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
