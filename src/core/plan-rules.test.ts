@@ -23,6 +23,14 @@ test('an effective date before the start is EFFECTIVE_DATE_BEFORE_START', () => 
   assert.match(rejection.text, /insurance start on 2026-03-01/);
 });
 
+test("a date rule's text names the item's own field when given", () => {
+  const tooOld = checkEffectiveDate('2025-11-21', { today: '2026-11-22', maxBackdateDays: 365, dateName: 'Due date' });
+  assert.equal(tooOld?.code, 'EFFECTIVE_DATE_TOO_OLD');
+  assert.match(tooOld.text, /^Due date 2025-11-21 is before 2025-11-22/);
+  const beforeStart = checkEffectiveDate('2026-01-01', { today: '2026-11-22', maxBackdateDays: 365, startDate: '2026-03-01', dateName: 'Stop date' });
+  assert.match(beforeStart?.text ?? '', /^Stop date 2026-01-01 is before the start on 2026-03-01/);
+});
+
 test('fees are compared as decimals against the product bounds, inclusive', () => {
   assert.equal(checkFeeBounds('CapitalCharge', '2.0000', bounds, 'P1'), undefined);
   assert.equal(checkFeeBounds('CapitalCharge', '2.0001', bounds, 'P1')?.code, 'FEE_OUT_OF_BOUNDS');

@@ -11,17 +11,21 @@ export interface RuleRejection {
   readonly text: string;
 }
 
-/** An effective date must lie within the back-dating window and not before `startDate`. */
+/**
+ * An effective date must lie within the back-dating window and not before `startDate`.
+ * `dateName` words the text with the item's own field ("Stop date 2025-11-21 is before …").
+ */
 export function checkEffectiveDate(
   effective: IsoDate,
-  facts: { today: IsoDate; maxBackdateDays: number; startDate?: IsoDate; startWhat?: string },
+  facts: { today: IsoDate; maxBackdateDays: number; startDate?: IsoDate; startWhat?: string; dateName?: string },
 ): RuleRejection | undefined {
   const earliest = addDays(facts.today, -facts.maxBackdateDays);
+  const dateName = facts.dateName ?? 'Effective date';
   if (effective < earliest) {
-    return { code: 'EFFECTIVE_DATE_TOO_OLD', text: `Effective date ${effective} is before ${earliest}, the earliest date accepted today (${facts.maxBackdateDays} days back).` };
+    return { code: 'EFFECTIVE_DATE_TOO_OLD', text: `${dateName} ${effective} is before ${earliest}, the earliest date accepted today (${facts.maxBackdateDays} days back).` };
   }
   if (facts.startDate && effective < facts.startDate) {
-    return { code: 'EFFECTIVE_DATE_BEFORE_START', text: `Effective date ${effective} is before the ${facts.startWhat ?? 'start'} on ${facts.startDate}.` };
+    return { code: 'EFFECTIVE_DATE_BEFORE_START', text: `${dateName} ${effective} is before the ${facts.startWhat ?? 'start'} on ${facts.startDate}.` };
   }
   return undefined;
 }
@@ -47,6 +51,58 @@ export function checkFeeBounds(feeType: FeeType, value: string, bounds: FeeBound
       code: 'FEE_OUT_OF_BOUNDS',
       text: `${feeType} ${fee.toString()} is outside ${new Decimal(min).toString()}–${new Decimal(max).toString()} ${unit} for product ${productCode}.`,
     };
+  }
+  return undefined;
+}
+
+export interface AllocationLine {
+  readonly isin: string;
+  readonly percent: string;
+}
+
+/**
+ * A fund allocation (distribution plan or reallocation) names each fund once, only
+ * funds selectable in the product, and sums to exactly 100 percent.
+ */
+export function checkAllocation(lines: readonly AllocationLine[], selectable: ReadonlySet<string>, productCode: string): RuleRejection | undefined {
+  const seen = new Set<string>();
+  for (const line of lines) {
+    if (seen.has(line.isin)) {
+      return { code: 'ALLOCATION_DUPLICATE_FUND', text: `Fund ${line.isin} appears more than once in the allocation.` };
+    }
+    seen.add(line.isin);
+    if (!selectable.has(line.isin)) {
+      return { code: 'FUND_NOT_SELECTABLE', text: `Fund ${line.isin} cannot be chosen in product ${productCode}.` };
+    }
+  }
+  const sum = lines.reduce((total, line) => total.plus(line.percent), new Decimal(0));
+  if (!sum.equals(100)) {
+    return { code: 'ALLOCATION_NOT_100', text: `The allocation's percentages sum to ${sum.toString()}, not 100.` };
+  }
+  return undefined;
+}
+
+export interface PremiumBounds {
+  readonly minMonthlyPremium: string;
+  readonly maxMonthlyPremium: string;
+}
+
+/** A monthly premium must lie within the product's bounds. */
+export function checkPremiumBounds(monthlyAmount: string, bounds: PremiumBounds, productCode: string): RuleRejection | undefined {
+  const amount = new Decimal(monthlyAmount);
+  if (amount.lessThan(bounds.minMonthlyPremium) || amount.greaterThan(bounds.maxMonthlyPremium)) {
+    return {
+      code: 'PREMIUM_OUT_OF_BOUNDS',
+      text: `Monthly premium ${amount.toFixed(2)} SEK is outside ${new Decimal(bounds.minMonthlyPremium).toFixed(2)}–${new Decimal(bounds.maxMonthlyPremium).toFixed(2)} SEK for product ${productCode}.`,
+    };
+  }
+  return undefined;
+}
+
+/** Premium changes (premium, extra premium, billing) are refused from the day an insurance is paid-up. */
+export function checkPremiumPaying(insurance: { insuranceNumber: string; paidUpFrom: string | null }, effective: IsoDate): RuleRejection | undefined {
+  if (insurance.paidUpFrom !== null && effective >= insurance.paidUpFrom) {
+    return { code: 'INSURANCE_PAID_UP', text: `Insurance ${insurance.insuranceNumber} is paid-up from ${insurance.paidUpFrom}; it takes no premium changes from then on.` };
   }
   return undefined;
 }

@@ -2,6 +2,19 @@ import type { MessageFamily, MessageType } from './message-type.ts';
 import { changeFee } from './plan-administration/change-fee.message.ts';
 import { salaryAdjustment } from './plan-administration/salary-adjustment.message.ts';
 import { employmentEnded } from './plan-administration/employment-ended.message.ts';
+import { billingStop } from './plan-administration/billing-stop.message.ts';
+import { billingStart } from './plan-administration/billing-start.message.ts';
+import { transfer } from './plan-administration/transfer.message.ts';
+import { predefinedDistributionPlan } from './plan-administration/predefined-distribution-plan.message.ts';
+import { reallocate } from './plan-administration/reallocate.message.ts';
+import { insurancePurchase } from './plan-administration/insurance-purchase.message.ts';
+import { premiumAdjustment } from './plan-administration/premium-adjustment.message.ts';
+import { premiumEnded } from './plan-administration/premium-ended.message.ts';
+import { extraPremium } from './plan-administration/extra-premium.message.ts';
+import { changeCategory } from './plan-administration/change-category.message.ts';
+import { changeCostCenter } from './plan-administration/change-cost-center.message.ts';
+import { addCategories } from './plan-administration/add-categories.message.ts';
+import { updateAdministrators } from './plan-administration/update-administrators.message.ts';
 
 /**
  * Every request type the gateway accepts. Adding a type is its schema, its fixtures,
@@ -11,6 +24,19 @@ const REQUEST_TYPES: readonly MessageType<never>[] = [
   changeFee,
   salaryAdjustment,
   employmentEnded,
+  billingStop,
+  billingStart,
+  transfer,
+  predefinedDistributionPlan,
+  reallocate,
+  insurancePurchase,
+  premiumAdjustment,
+  premiumEnded,
+  extraPremium,
+  changeCategory,
+  changeCostCenter,
+  addCategories,
+  updateAdministrators,
 ] as unknown as readonly MessageType<never>[];
 
 export const FAMILIES: readonly MessageFamily[] = ['plan-administration', 'custodian-reporting'];

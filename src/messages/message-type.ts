@@ -12,6 +12,8 @@ export type MessageFamily = 'plan-administration' | 'custodian-reporting';
 export interface ItemOutcome {
   readonly itemId: string;
   readonly status: 'Accepted' | 'Rejected';
+  /** An identifier the gateway created for an accepted item (a new insurance or invoice number). */
+  readonly reference?: string;
   readonly code?: ErrorCode;
   readonly text?: string;
 }

@@ -40,6 +40,7 @@ export function buildResponse(input: ResponseInput): string {
       '  <Item>\n',
       element('ItemId', item.itemId, '    '),
       element('Status', item.status, '    '),
+      element('Reference', item.reference, '    '),
       element('Code', item.code, '    '),
       element('Text', item.text, '    '),
       '  </Item>\n',

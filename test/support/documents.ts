@@ -20,6 +20,15 @@ function header(fields: HeaderFields): string {
 `;
 }
 
+/**
+ * Any plan-administration document from its items' field lines (each already indented
+ * to sit inside <Item>); the items get ItemIds <messageId>-1, -2, ….
+ */
+export function planDocument(root: string, messageId: string, items: readonly string[]): string {
+  const body = items.map((item, index) => `  <Item>\n    <ItemId>${messageId}-${index + 1}</ItemId>\n${item}  </Item>\n`).join('');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<${root} xmlns="${NS}">\n${header({ messageId })}${body}</${root}>\n`;
+}
+
 export function changeFee(fields: HeaderFields, items: { itemId?: string; pin: string; insurance: string; date: string; type: 'FixedCharge' | 'CapitalCharge'; value: string }[]): string {
   const body = items
     .map((item, index) => `  <Item>

@@ -1,7 +1,8 @@
-import { checkEffectiveDate, checkFeeBounds, type FeeType } from '../../core/plan-rules.ts';
-import { findInsurances, insertFees, type InsuranceFacts, type NewFee } from '../../ledger/plan.repository.ts';
+import { checkFeeBounds, type FeeType } from '../../core/plan-rules.ts';
+import { insertFees, type InsuranceFacts, type NewFee } from '../../ledger/plan.repository.ts';
 import { textOf } from '../xml-element.ts';
-import { definePlanMessage, type PlanItem } from './plan-message.ts';
+import { checkInsuranceDate, findItemInsurances, insuranceOfItem, readInsuranceItem } from './insurance-item.ts';
+import { definePlanMessage, type PersonItem } from './plan-message.ts';
 
 /**
  * ChangeFee: the employer or administrator changes an insurance's fixed or capital
@@ -9,7 +10,7 @@ import { definePlanMessage, type PlanItem } from './plan-message.ts';
  * Rejections: INSURANCE_UNKNOWN (not this person's insurance under the agreement),
  * EFFECTIVE_DATE_TOO_OLD, EFFECTIVE_DATE_BEFORE_START, FEE_OUT_OF_BOUNDS.
  */
-export interface ChangeFeeItem extends PlanItem {
+export interface ChangeFeeItem extends PersonItem {
   readonly insuranceNumber: string;
   readonly effectiveDate: string;
   readonly feeType: FeeType;
@@ -19,31 +20,17 @@ export interface ChangeFeeItem extends PlanItem {
 export const changeFee = definePlanMessage<ChangeFeeItem, Map<string, InsuranceFacts>, NewFee>({
   name: 'ChangeFee',
   readItem: (item): ChangeFeeItem => ({
-    itemId: textOf(item, 'ItemId'),
-    personalIdentityNumber: textOf(item, 'PersonalIdentityNumber'),
-    insuranceNumber: textOf(item, 'InsuranceNumber'),
+    ...readInsuranceItem(item),
     effectiveDate: textOf(item, 'EffectiveDate'),
     feeType: textOf(item, 'FeeType') as FeeType,
     value: textOf(item, 'Value'),
   }),
-  loadFacts: (context, items) => findInsurances(context.tx, context.agreement.agreementNumber, items.map((item) => item.insuranceNumber)),
+  loadFacts: (context, items) => findItemInsurances(context, items),
   decide(context, insurances, item) {
-    const insurance = insurances.get(item.insuranceNumber);
-    if (!insurance || insurance.insuredPin !== item.personalIdentityNumber) {
-      return {
-        reject: {
-          code: 'INSURANCE_UNKNOWN',
-          text: `Insurance ${item.insuranceNumber} of ${item.personalIdentityNumber} is not known under agreement ${context.agreement.agreementNumber}.`,
-        },
-      };
-    }
-    const rejection =
-      checkEffectiveDate(item.effectiveDate, {
-        today: context.today,
-        maxBackdateDays: context.rules.maxBackdateDays,
-        startDate: insurance.startDate,
-        startWhat: `start of insurance ${insurance.insuranceNumber}`,
-      }) ?? checkFeeBounds(item.feeType, item.value, insurance, insurance.productCode);
+    const found = insuranceOfItem(context, insurances, item);
+    if ('reject' in found) return found;
+    const { insurance } = found;
+    const rejection = checkInsuranceDate(context, insurance, item.effectiveDate) ?? checkFeeBounds(item.feeType, item.value, insurance, insurance.productCode);
     if (rejection) return { reject: rejection };
     const fee: NewFee = { insuranceNumber: insurance.insuranceNumber, feeType: item.feeType, value: item.value, effectiveDate: item.effectiveDate };
     return { accept: fee };

@@ -2,7 +2,7 @@ import { addDays } from '../../core/calendar-date.ts';
 import { checkEffectiveDate } from '../../core/plan-rules.ts';
 import { endEmployments, findEmployments, type EmploymentFacts, type EndedEmployment } from '../../ledger/plan.repository.ts';
 import { optionalTextOf, textOf } from '../xml-element.ts';
-import { definePlanMessage, type PlanItem } from './plan-message.ts';
+import { definePlanMessage, type PersonItem } from './plan-message.ts';
 
 /**
  * EmploymentEnded: the employer reports that an employment ended. The employment gets
@@ -11,7 +11,7 @@ import { definePlanMessage, type PlanItem } from './plan-message.ts';
  * Rejections: EMPLOYMENT_UNKNOWN, EMPLOYMENT_ALREADY_ENDED (also for a second item
  * ending the same employment), EMPLOYMENT_END_BEFORE_START, EFFECTIVE_DATE_TOO_OLD.
  */
-export interface EmploymentEndedItem extends PlanItem {
+export interface EmploymentEndedItem extends PersonItem {
   readonly endDate: string;
   readonly reason: string | null;
 }

@@ -1,4 +1,4 @@
-import { type ERROR_CODES } from '../../core/error-codes.ts';
+import type { ERROR_CODES } from '../../core/error-codes.ts';
 import { isValidPersonalIdentityNumber } from '../../core/identifiers.ts';
 import type { RuleRejection } from '../../core/plan-rules.ts';
 import { findAgreement, type AgreementFacts } from '../../ledger/plan.repository.ts';
@@ -28,6 +28,12 @@ export interface PlanHeader {
 
 export interface PlanItem {
   readonly itemId: string;
+  /** The person the item is about; absent for items about the agreement itself (AddCategories). */
+  readonly personalIdentityNumber?: string;
+}
+
+/** An item about one insured person or employee. */
+export interface PersonItem extends PlanItem {
   readonly personalIdentityNumber: string;
 }
 
@@ -40,8 +46,12 @@ export interface PlanItemContext extends ApplyContext {
   readonly agreement: AgreementFacts;
 }
 
-/** What deciding an item gives: its effect to write, or why it is rejected. */
-export type Decision<Effect> = { readonly accept: Effect } | { readonly reject: RuleRejection };
+/**
+ * What deciding an item gives: its effect to write (and, when the gateway created
+ * something the sender must know, its reference: a new insurance or invoice number),
+ * or why it is rejected.
+ */
+export type Decision<Effect> = { readonly accept: Effect; readonly reference?: string } | { readonly reject: RuleRejection };
 
 export interface PlanMessageSpec<Item extends PlanItem, Facts, Effect> {
   readonly name: string;
@@ -114,20 +124,20 @@ async function applyPlanDocument<Item extends PlanItem, Facts, Effect>(
       items.push(rejected(item.itemId, decision.reject));
     } else {
       effects.push(decision.accept);
-      items.push({ itemId: item.itemId, status: 'Accepted' });
+      items.push(decision.reference === undefined ? { itemId: item.itemId, status: 'Accepted' } : { itemId: item.itemId, status: 'Accepted', reference: decision.reference });
     }
   }
   await spec.write(itemContext, effects);
   return { items, errors: [] };
 }
 
-/** The checks every plan item gets: a fresh item id and a valid personal identity number. */
+/** The checks every plan item gets: a fresh item id and, when it names a person, a valid personal identity number. */
 function checkItem(item: PlanItem, seen: Set<string>): RuleRejection | undefined {
   if (seen.has(item.itemId)) {
     return { code: 'DUPLICATE_ITEM', text: `Item id ${item.itemId} is used by an earlier item of this document.` };
   }
   seen.add(item.itemId);
-  if (!isValidPersonalIdentityNumber(item.personalIdentityNumber)) {
+  if (item.personalIdentityNumber !== undefined && !isValidPersonalIdentityNumber(item.personalIdentityNumber)) {
     return {
       code: 'PERSONAL_IDENTITY_NUMBER_INVALID',
       text: `${item.personalIdentityNumber} is not a valid personal identity number (date or check digit).`,

@@ -1,7 +1,7 @@
 import { checkEffectiveDate } from '../../core/plan-rules.ts';
 import { findEmployments, insertSalaries, type EmploymentFacts, type NewSalary } from '../../ledger/plan.repository.ts';
 import { childOf, textOf } from '../xml-element.ts';
-import { definePlanMessage, type PlanItem } from './plan-message.ts';
+import { definePlanMessage, type PersonItem } from './plan-message.ts';
 
 /**
  * SalaryAdjustment: the employer reports an employee's new annual salary from an
@@ -10,7 +10,7 @@ import { definePlanMessage, type PlanItem } from './plan-message.ts';
  * Rejections: EMPLOYMENT_UNKNOWN, EMPLOYMENT_ALREADY_ENDED (ended before the date),
  * EFFECTIVE_DATE_TOO_OLD, EFFECTIVE_DATE_BEFORE_START (before the employment began).
  */
-export interface SalaryAdjustmentItem extends PlanItem {
+export interface SalaryAdjustmentItem extends PersonItem {
   readonly effectiveDate: string;
   readonly annualSalary: string;
   readonly currency: string;

@@ -1,0 +1,66 @@
+import { checkEffectiveDate, type RuleRejection } from '../../core/plan-rules.ts';
+import { findInsurances, type InsuranceFacts } from '../../ledger/plan.repository.ts';
+import { textOf, type XmlElement } from '../xml-element.ts';
+import type { PersonItem, PlanItemContext } from './plan-message.ts';
+
+/** An item about one insurance of one person. */
+export interface InsuranceItem extends PersonItem {
+  readonly insuranceNumber: string;
+}
+
+/** The fields every insurance item starts with: ItemId, PersonalIdentityNumber, InsuranceNumber. */
+export function readInsuranceItem(item: XmlElement): InsuranceItem {
+  return {
+    itemId: textOf(item, 'ItemId'),
+    personalIdentityNumber: textOf(item, 'PersonalIdentityNumber'),
+    insuranceNumber: textOf(item, 'InsuranceNumber'),
+  };
+}
+
+/** The insurances the items name, under the document's agreement, by insurance number (one query). */
+export function findItemInsurances(context: PlanItemContext, items: readonly InsuranceItem[]): Promise<Map<string, InsuranceFacts>> {
+  return findInsurances(context.tx, context.agreement.agreementNumber, items.map((item) => item.insuranceNumber));
+}
+
+/**
+ * The insurance an item is about (ChangeFee, PremiumAdjustment, PremiumEnded,
+ * ExtraPremium, BillingStop/Start, PredefinedDistributionPlan, Reallocate): it must be
+ * the named person's insurance under the document's agreement. Another person's
+ * insurance is answered exactly like an unknown one, so a sender learns nothing about
+ * insurances that are not theirs to change.
+ */
+export function insuranceOfItem(
+  context: PlanItemContext,
+  insurances: ReadonlyMap<string, InsuranceFacts>,
+  item: { readonly insuranceNumber: string; readonly personalIdentityNumber: string },
+): { readonly insurance: InsuranceFacts } | { readonly reject: RuleRejection } {
+  const insurance = insurances.get(item.insuranceNumber);
+  if (insurance && insurance.insuredPin === item.personalIdentityNumber) return { insurance };
+  return {
+    reject: {
+      code: 'INSURANCE_UNKNOWN',
+      text:
+        `Insurance ${item.insuranceNumber} of ${item.personalIdentityNumber} is not known under agreement ${context.agreement.agreementNumber}; ` +
+        'check the insurance number and the personal identity number.',
+    },
+  };
+}
+
+/**
+ * An item's date on an insurance: within the back-dating window and, when the
+ * insurance is given, not before it began. `dateName` is the item's field as the
+ * sender knows it ("Due date", "Stop date"); "Effective date" by default.
+ */
+export function checkInsuranceDate(
+  context: PlanItemContext,
+  insurance: InsuranceFacts | undefined,
+  date: string,
+  dateName?: string,
+): RuleRejection | undefined {
+  return checkEffectiveDate(date, {
+    today: context.today,
+    maxBackdateDays: context.rules.maxBackdateDays,
+    ...(insurance ? { startDate: insurance.startDate, startWhat: `start of insurance ${insurance.insuranceNumber}` } : {}),
+    ...(dateName ? { dateName } : {}),
+  });
+}
