@@ -29,3 +29,18 @@ test('a document is applied on the embedded PostgreSQL and answered', async () =
   );
   assert.deepEqual(rows, [{ value: '300.0000' }]);
 });
+
+test('documents handed over together are recorded in one statement on the embedded PostgreSQL too', async () => {
+  assert.ok(gateway, 'the first test started the gateway');
+  const envelope = (name: string, pin: string, value: string) => ({
+    channel: 'cli', counterpartyId: 'demo-employer', externalId: name, receivedAt: new Date(), metadata: { fileName: name },
+    content: { bytes: Buffer.from(changeFee({ messageId: name }, [{ pin, insurance: 'INS-100003', date: '2026-12-02', type: 'FixedCharge', value }])) },
+  });
+  const outcomes = await gateway.intake.receiveMany!([envelope('embedded-a.xml', PERSONS.cecilia, '310'), envelope('embedded-b.xml', PERSONS.cecilia, '320')]);
+  assert.deepEqual(outcomes.map((outcome) => ('receipt' in outcome ? outcome.receipt.status : String(outcome.error))), ['received', 'received']);
+  const { rows } = await gateway.deps.db.query<{ external_id: string; raw: Uint8Array }>(
+    `SELECT external_id, raw FROM messages WHERE external_id LIKE 'embedded-_.xml' ORDER BY seq`,
+  );
+  assert.deepEqual(rows.map((row) => row.external_id), ['embedded-a.xml', 'embedded-b.xml']);
+  assert.match(Buffer.from(rows[0]!.raw).toString('utf8'), /<Value>310<\/Value>/, 'the bytes are stored as sent');
+});

@@ -130,6 +130,31 @@ describe('a document from a folder to its response', () => {
     assert.deepEqual(salaryIds, [...salaryIds].sort((a, b) => a - b), 'ledger rows were written in arrival (seq) order');
   });
 
+  test('documents handed over together are recorded in their order, and a duplicate among them is answered as one', async () => {
+    const envelope = (name: string, xml: string) => ({
+      channel: 'cli', counterpartyId: 'demo-employer', externalId: name, receivedAt: new Date(), content: { bytes: Buffer.from(xml) }, metadata: { fileName: name },
+    });
+    const first = salaryAdjustment({ messageId: 'BATCH-1' }, [{ pin: PERSONS.david, date: '2026-12-20', salary: '610001.00' }]);
+    const outcomes = await gateway.intake.receiveMany!([
+      envelope('batch-1.xml', first),
+      envelope('batch-2.xml', salaryAdjustment({ messageId: 'BATCH-2' }, [{ pin: PERSONS.david, date: '2026-12-20', salary: '610002.00' }])),
+      envelope('batch-1-again.xml', first),
+      envelope('batch-3.xml', salaryAdjustment({ messageId: 'BATCH-3' }, [{ pin: PERSONS.david, date: '2026-12-20', salary: '610003.00' }])),
+    ]);
+    const receipts = outcomes.map((outcome) => ('receipt' in outcome ? outcome.receipt : assert.fail(String(outcome.error))));
+    assert.deepEqual(receipts.map((receipt) => receipt.status), ['received', 'received', 'duplicate', 'received']);
+    assert.equal(receipts[2]!.duplicateOf, receipts[0]!.messageId);
+    const recorded = await query<{ external_id: string }>(
+      `SELECT external_id FROM messages WHERE external_id LIKE 'batch-%' AND status <> 'duplicate' ORDER BY seq`,
+    );
+    assert.deepEqual(recorded.map((row) => row.external_id), ['batch-1.xml', 'batch-2.xml', 'batch-3.xml']);
+    await waitFor(async () => (await query(`SELECT 1 FROM messages WHERE external_id LIKE 'batch-%' AND status IN ('applied', 'duplicate')`)).length === 4, 'all answered');
+    const salaries = await query<{ annual_salary: string }>(
+      `SELECT s.annual_salary::text FROM salaries s JOIN messages m ON m.id = s.message_id WHERE m.external_id LIKE 'batch-%' ORDER BY s.id`,
+    );
+    assert.deepEqual(salaries.map((row) => row.annual_salary), ['610001.00', '610002.00', '610003.00'], 'applied once each, in order');
+  });
+
   test('the administrator of the agreement may send; an unrelated employer may not', async () => {
     await dropFile(gateway.inbox('demo-administrator'), 'admin.xml', salaryAdjustment({ messageId: 'ADM-1' }, [{ pin: PERSONS.cecilia, date: '2026-12-05', salary: '560000.00' }]));
     await dropFile(gateway.inbox('other-employer'), 'intruder.xml', salaryAdjustment({ messageId: 'INTRUDER-1' }, [{ pin: PERSONS.cecilia, date: '2026-12-05', salary: '999999.00' }]));

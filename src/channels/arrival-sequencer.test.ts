@@ -4,7 +4,7 @@ import { ArrivalSequencer } from './arrival-sequencer.ts';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-test('files ready out of order go to intake oldest first, one at a time', async () => {
+test('files ready out of order go to intake oldest first, in turns', async () => {
   const sequencer = new ArrivalSequencer();
   const order: string[] = [];
   for (const path of ['a', 'b', 'c']) sequencer.register(path);
@@ -15,16 +15,40 @@ test('files ready out of order go to intake oldest first, one at a time', async 
   await tick();
   assert.deepEqual(order, [], 'b and c wait: a (older, seen at 1000) is not ready yet');
   const a = take('a', 1000);
-  await a;
+  await Promise.all([a, b, c]);
+  assert.deepEqual(order, ['a', 'b', 'c'], 'all three are ready: one turn, oldest first');
+  for (const path of ['a', 'b', 'c']) sequencer.done(path);
+  assert.equal(sequencer.size, 0);
+});
+
+test('the next turn begins when every file of the current one is done', async () => {
+  const sequencer = new ArrivalSequencer();
+  const order: string[] = [];
+  for (const path of ['a', 'b']) sequencer.register(path);
+  sequencer.observe('b', 1001);
+  await sequencer.turn('a', 1000, 'a').then(() => order.push('a'));
+  const b = sequencer.turn('b', 1001, 'b').then(() => order.push('b'));
   await tick();
-  assert.deepEqual(order, ['a'], 'only one file has the turn at a time');
+  assert.deepEqual(order, ['a'], 'b waits while a is with intake');
   sequencer.done('a');
   await b;
+  assert.deepEqual(order, ['a', 'b']);
   sequencer.done('b');
-  await c;
-  sequencer.done('c');
-  assert.deepEqual(order, ['a', 'b', 'c']);
-  assert.equal(sequencer.size, 0);
+});
+
+test('a turn holds only the files older than every file still being written', async () => {
+  const sequencer = new ArrivalSequencer();
+  const order: string[] = [];
+  for (const path of ['old', 'writing', 'young']) sequencer.register(path);
+  sequencer.observe('writing', 2000);
+  const young = sequencer.turn('young', 3000, 'young').then(() => order.push('young'));
+  await sequencer.turn('old', 1000, 'old').then(() => order.push('old'));
+  await tick();
+  assert.deepEqual(order, ['old'], 'young waits for the older file still being written');
+  sequencer.done('old');
+  const writing = sequencer.turn('writing', 2000, 'writing').then(() => order.push('writing'));
+  await Promise.all([writing, young]);
+  assert.deepEqual(order, ['old', 'writing', 'young']);
 });
 
 test('a file still being written (newer mtime) does not hold back an older complete one', async () => {

@@ -1,7 +1,9 @@
 /**
  * Keeps one counterparty's inbox files in arrival order on their way into intake.
- * Files are waited on and read in parallel, but handed to intake one at a time, the
- * oldest first by (mtime, name): the order the sender finished writing them. Intake
+ * Files are waited on and read in parallel, but handed to intake in turns, the oldest
+ * first by (mtime, name): the order the sender finished writing them. A turn is every
+ * file that may go now, released in that order (the watcher records them together);
+ * the next turn begins when every file of this one is done. Intake
  * numbers documents in the order it records them, and documents for the same
  * agreement are applied in that order, so an employer that drops a purchase and then
  * a billing stop for the new insurance in one go gets them applied in that order.
@@ -22,8 +24,8 @@ interface Entry {
 
 export class ArrivalSequencer {
   readonly #entries = new Map<string, Entry>();
-  /** The file with intake now, if any. */
-  #holder: string | undefined;
+  /** The files of the current turn that are not done yet. */
+  readonly #turn = new Set<string>();
 
   /** A file is being taken: it takes part in the ordering from now on. */
   register(path: string): void {
@@ -43,16 +45,19 @@ export class ArrivalSequencer {
     if (!entry) return Promise.reject(new Error(`${path} was not registered`));
     entry.mtimeMs = mtimeMs;
     entry.name = name;
-    return new Promise<void>((resolve) => {
+    const turn = new Promise<void>((resolve) => {
       entry.go = resolve;
-      this.#next();
     });
+    // Released a moment later, once the caller waits on `turn`: the files of a turn then
+    // resume in release order, this one included, and reach intake in that order.
+    queueMicrotask(() => this.#next());
+    return turn;
   }
 
   /** The file is recorded, failed or gone (whether or not it had its turn): the next may go. */
   done(path: string): void {
     this.#entries.delete(path);
-    if (this.#holder === path) this.#holder = undefined;
+    this.#turn.delete(path);
     this.#next();
   }
 
@@ -62,20 +67,22 @@ export class ArrivalSequencer {
   }
 
   #next(): void {
-    if (this.#holder !== undefined) return;
-    let candidate: Entry | undefined;
+    if (this.#turn.size > 0) return;
+    const ready: Entry[] = [];
+    let oldestWaiting: Entry | undefined;
     for (const entry of this.#entries.values()) {
-      if (entry.go !== undefined && (candidate === undefined || isOlder(entry, candidate))) candidate = entry;
+      if (entry.go !== undefined) ready.push(entry);
+      else if (entry.mtimeMs === undefined) return; // not yet looked at: it may be older than any
+      else if (oldestWaiting === undefined || isOlder(entry, oldestWaiting)) oldestWaiting = entry;
     }
-    if (candidate === undefined) return;
-    for (const entry of this.#entries.values()) {
-      if (entry.go !== undefined) continue;
-      if (entry.mtimeMs === undefined || isOlder(entry, candidate)) return; // it may be older: wait for it
+    // Every ready file older than every file still being written may go, oldest first.
+    const goes = ready.filter((entry) => oldestWaiting === undefined || isOlder(entry, oldestWaiting)).sort((a, b) => (isOlder(a, b) ? -1 : 1));
+    for (const entry of goes) this.#turn.add(entry.path);
+    for (const entry of goes) {
+      const go = entry.go;
+      entry.go = undefined;
+      go?.();
     }
-    const go = candidate.go;
-    candidate.go = undefined;
-    this.#holder = candidate.path;
-    go?.();
   }
 }
 

@@ -31,7 +31,17 @@ export interface IntakeReceipt {
   readonly errorCode?: ErrorCode;
 }
 
+/** What intake made of one envelope of a batch: its receipt, or why it could not be recorded. */
+export type IntakeOutcome = { readonly receipt: IntakeReceipt } | { readonly error: unknown };
+
 /** The only door into the gateway. */
 export interface IntakePort {
   receive(envelope: Envelope): Promise<IntakeReceipt>;
+  /**
+   * Records several envelopes at once, in the given order (documents for the same
+   * agreement are applied in that order), with one statement for the common case.
+   * One envelope's failure does not fail the others. Optional for a port that takes
+   * one envelope at a time: channels then call `receive` for each, in order.
+   */
+  receiveMany?(envelopes: readonly Envelope[]): Promise<IntakeOutcome[]>;
 }

@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { watch, type FSWatcher } from 'chokidar';
 import { ArrivalSequencer } from './arrival-sequencer.ts';
+import { IntakeBatcher } from './intake-batcher.ts';
 import type { Envelope, IntakePort, IntakeReceipt } from './envelope.ts';
 import { counterpartySubfolder, ensureCounterpartyFolders, isTemporaryName, type FolderCounterparty } from './folder.layout.ts';
 
@@ -18,8 +19,9 @@ import { counterpartySubfolder, ensureCounterpartyFolders, isTemporaryName, type
  * - Temporary names (see `isTemporaryName`) are never taken, and a file is taken only
  *   once its size and mtime have been unchanged for `stableMs`.
  * - The same path is never with intake twice at once; at most `maxInFlight` files are
- *   being taken, and each counterparty's files reach intake one at a time in arrival
- *   order, oldest (mtime, then name) first (see ArrivalSequencer).
+ *   being taken, and each counterparty's files reach intake in arrival order, oldest
+ *   (mtime, then name) first, in turns of all the files that may go (see
+ *   ArrivalSequencer); the files of a turn are recorded together (IntakeBatcher).
  * - A file larger than `maxDocumentBytes` is never read into memory.
  */
 
@@ -70,6 +72,8 @@ export class FolderInboxWatcher {
   #scanning = true;
   /** Per counterparty id: the order its files are handed to intake. */
   readonly #sequencers = new Map<string, ArrivalSequencer>();
+  /** Files whose turn comes together reach intake together, in their order. */
+  readonly #batcher: IntakeBatcher;
   #idleWaiters: Array<() => void> = [];
   #watchers: FSWatcher[] = [];
   #rescanTimer: NodeJS.Timeout | undefined;
@@ -85,6 +89,7 @@ export class FolderInboxWatcher {
       log: options.log ?? silentLog,
     });
     if (!(this.#options.maxInFlight >= 1)) throw new RangeError('maxInFlight must be at least 1');
+    this.#batcher = new IntakeBatcher(this.#options.intake);
     if (!(this.#options.rescanEveryMs > 0)) throw new RangeError('rescanEveryMs must be positive');
   }
 
@@ -196,7 +201,7 @@ export class FolderInboxWatcher {
       const content = await this.#readContent(path, stats, counterparty, name);
       await sequencer.turn(path, stats.mtimeMs, name);
       envelope = { channel: 'folder', counterpartyId: counterparty.id, externalId: name, receivedAt: this.#options.clock(), content, metadata: { fileName: name } };
-      receipt = await this.#options.intake.receive(envelope);
+      receipt = await this.#batcher.receive(envelope);
     } catch (error) {
       this.#options.log.warn({ err: error, counterpartyId: counterparty.id, path }, 'intake failed; file left in the inbox for the next rescan');
       return;

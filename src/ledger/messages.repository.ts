@@ -131,6 +131,41 @@ export async function insertMessage(sql: Sql, message: NewMessage): Promise<bool
   return rows.length > 0;
 }
 
+/**
+ * Inserts received documents (status `received`) in one statement, in the given order,
+ * so their `seq` follows it. Returns the ids that were inserted; a document the unique
+ * indexes refuse (a duplicate of an earlier one, also of one earlier in the same list)
+ * is left out, for the caller to record as a duplicate.
+ */
+export async function insertReceivedMessages(sql: Sql, messages: readonly NewMessage[]): Promise<Set<string>> {
+  if (messages.length === 0) return new Set();
+  for (const message of messages) {
+    if (message.status !== 'received' || message.raw === null) throw new Error(`insertReceivedMessages takes received documents with their bytes (${message.id})`);
+  }
+  // Bytes travel as hex text: the same statement then runs on PostgreSQL and PGlite.
+  const { rows } = await sql.query<{ message_id: string }>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::timestamptz[])
+              WITH ORDINALITY AS i(id, counterparty_id, channel, external_id, sha256, size_bytes, raw_hex, metadata, received_at, ordinality)),
+     inserted AS (
+       INSERT INTO messages (id, counterparty_id, channel, external_id, sha256, size_bytes, raw, status, metadata, received_at)
+       SELECT id, counterparty_id, channel, external_id, sha256, size_bytes, decode(raw_hex, 'hex'), 'received', metadata::jsonb, received_at
+         FROM input ORDER BY ordinality
+       ON CONFLICT DO NOTHING RETURNING id)
+     INSERT INTO message_events (message_id, status, reason, detail)
+     SELECT i.id, 'received', 'received', jsonb_build_object('channel', i.channel, 'externalId', i.external_id)
+       FROM inserted JOIN input i ON i.id = inserted.id
+      ORDER BY i.ordinality
+     RETURNING message_id`,
+    [
+      messages.map((m) => m.id), messages.map((m) => m.counterpartyId), messages.map((m) => m.channel), messages.map((m) => m.externalId),
+      messages.map((m) => m.sha256), messages.map((m) => m.sizeBytes), messages.map((m) => Buffer.from(m.raw as Uint8Array).toString('hex')),
+      messages.map((m) => JSON.stringify(m.metadata)), messages.map((m) => m.receivedAt.toISOString()),
+    ],
+  );
+  return new Set(rows.map((row) => row.message_id));
+}
+
 export async function addEvent(sql: Sql, messageId: string, status: string, reason: string, detail?: unknown): Promise<void> {
   await sql.query('INSERT INTO message_events (message_id, status, reason, detail) VALUES ($1, $2, $3, $4)', [
     messageId, status, reason, detail === undefined ? null : JSON.stringify(detail),

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { GatewayError } from '../core/gateway-error.ts';
-import type { Envelope, IntakePort, IntakeReceipt } from '../channels/envelope.ts';
-import { findOriginal, insertMessage, type NewMessage } from '../ledger/messages.repository.ts';
+import type { Envelope, IntakeOutcome, IntakePort, IntakeReceipt } from '../channels/envelope.ts';
+import { findOriginal, insertMessage, insertReceivedMessages, type NewMessage } from '../ledger/messages.repository.ts';
 import { writeRejectionResponse, requestNameOf } from './finish-rejected.ts';
 import { newMessageId } from './message-id.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
@@ -19,20 +19,69 @@ import type { PipelineDeps } from './pipeline-deps.ts';
  *    DOCUMENT_TOO_LARGE response,
  *  - and hands everything else to validation, with the message id as the job id.
  * If the queue is unreachable after the commit, the reconciler enqueues the message later:
- * a recorded message is never lost.
+ * a recorded message is never lost. A channel with several documents at hand (a folder
+ * drop) records them together with `receiveMany`: one statement and one queue call for
+ * the lot, in the order given.
  */
 export function createIntake(deps: PipelineDeps): IntakePort {
-  return { receive: (envelope) => receive(deps, envelope) };
+  return {
+    async receive(envelope) {
+      const [outcome] = await receiveMany(deps, [envelope]);
+      if (!outcome) throw new Error('intake gave no outcome');
+      if ('error' in outcome) throw outcome.error;
+      return outcome.receipt;
+    },
+    receiveMany: (envelopes) => receiveMany(deps, envelopes),
+  };
 }
 
-async function receive(deps: PipelineDeps, envelope: Envelope): Promise<IntakeReceipt> {
+/** A message ready to record, and the text of its rejection when it is answered at once. */
+interface Prepared {
+  readonly message: NewMessage;
+  readonly rejectionText?: string;
+}
+
+async function receiveMany(deps: PipelineDeps, envelopes: readonly Envelope[]): Promise<IntakeOutcome[]> {
+  const prepared = await Promise.all(envelopes.map((envelope) => prepare(deps, envelope).then((value) => ({ value }), (error: unknown) => ({ error }))));
+  const outcomes: (IntakeOutcome | undefined)[] = prepared.map((p) => ('error' in p ? { error: p.error } : undefined));
+
+  // The common case, every new document in one statement; the unique indexes on
+  // external id and content leave out duplicates, which are then recorded one by one.
+  const fresh = prepared.flatMap((p) => ('value' in p && p.value.message.status === 'received' ? [p.value.message] : []));
+  let inserted = new Set<string>();
+  try {
+    inserted = await insertReceivedMessages(deps.db, fresh);
+  } catch (error) {
+    for (const [index, p] of prepared.entries()) if ('value' in p && p.value.message.status === 'received') outcomes[index] = { error };
+  }
+  for (const [index, p] of prepared.entries()) {
+    if (outcomes[index] || !('value' in p)) continue;
+    const { message, rejectionText } = p.value;
+    if (inserted.has(message.id)) {
+      outcomes[index] = { receipt: { messageId: message.id, status: 'received' } };
+      continue;
+    }
+    outcomes[index] = await recordWithAnswer(deps, message, rejectionText).then((receipt) => ({ receipt }), (error: unknown) => ({ error }));
+  }
+
+  const receipts = outcomes.flatMap((o) => (o && 'receipt' in o ? [o.receipt] : []));
+  try {
+    await deps.scheduler.enqueue('validate', receipts.filter((r) => r.status === 'received').map((r) => r.messageId));
+    await deps.scheduler.enqueue('deliver', receipts.filter((r) => r.status !== 'received').map((r) => r.messageId));
+  } catch (error) {
+    deps.log.warn({ err: error, messageIds: receipts.map((r) => r.messageId) }, 'recorded but not queued; the reconciler will queue them');
+  }
+  return outcomes.map((o) => o ?? { error: new Error('intake left an envelope without an outcome') });
+}
+
+/** Checks the counterparty, hashes the bytes and builds the message to record; a file over the limit is never read. */
+async function prepare(deps: PipelineDeps, envelope: Envelope): Promise<Prepared> {
   const counterparty = deps.counterparties.get(envelope.counterpartyId);
   if (!counterparty) {
     throw new GatewayError('UNKNOWN_COUNTERPARTY', `"${envelope.counterpartyId}" is not configured.`);
   }
-  const id = newMessageId();
   const base = {
-    id,
+    id: newMessageId(),
     counterpartyId: counterparty.id,
     channel: envelope.channel,
     externalId: envelope.externalId,
@@ -42,36 +91,22 @@ async function receive(deps: PipelineDeps, envelope: Envelope): Promise<IntakeRe
 
   const oversized = await oversizedFile(deps, envelope);
   if (oversized) {
-    const message: NewMessage = {
-      ...base, sha256: oversized.sha256, sizeBytes: oversized.size, raw: oversized.bytes, rawLocation: oversized.setAsidePath,
-      status: 'rejected', errorCode: 'DOCUMENT_TOO_LARGE', duplicateOf: null,
+    return {
+      message: {
+        ...base, sha256: oversized.sha256, sizeBytes: oversized.size, raw: oversized.bytes, rawLocation: oversized.setAsidePath,
+        status: 'rejected', errorCode: 'DOCUMENT_TOO_LARGE', duplicateOf: null,
+      },
+      rejectionText: `The document is ${oversized.size} bytes; the limit is ${deps.limits.maxDocumentBytes} bytes. It was set aside, not processed.`,
     };
-    const text = `The document is ${oversized.size} bytes; the limit is ${deps.limits.maxDocumentBytes} bytes. It was set aside, not processed.`;
-    return record(deps, message, text);
   }
 
   const bytes = 'bytes' in envelope.content ? envelope.content.bytes : await readFile(envelope.content.path);
-  const message: NewMessage = {
-    ...base, sha256: sha256(bytes), sizeBytes: bytes.byteLength, raw: bytes, rawLocation: null,
-    status: 'received', errorCode: null, duplicateOf: null,
+  return {
+    message: {
+      ...base, sha256: sha256(bytes), sizeBytes: bytes.byteLength, raw: bytes, rawLocation: null,
+      status: 'received', errorCode: null, duplicateOf: null,
+    },
   };
-  return record(deps, message);
-}
-
-/** Records the message (as a duplicate if an original exists) in one transaction, then enqueues. */
-async function record(deps: PipelineDeps, message: NewMessage, rejectionText?: string): Promise<IntakeReceipt> {
-  // The common case is one statement, atomic by itself: the unique indexes on external
-  // id and content refuse a duplicate, which then takes the transaction below.
-  const receipt: IntakeReceipt =
-    message.status === 'received' && (await insertMessage(deps.db, message))
-      ? { messageId: message.id, status: 'received' }
-      : await recordWithAnswer(deps, message, rejectionText);
-  try {
-    await deps.scheduler.enqueue(receipt.status === 'received' ? 'validate' : 'deliver', [receipt.messageId]);
-  } catch (error) {
-    deps.log.warn({ err: error, messageId: receipt.messageId }, 'recorded but not queued; the reconciler will queue it');
-  }
-  return receipt;
 }
 
 /** Records a duplicate or an oversized document together with the response that answers it. */
