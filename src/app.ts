@@ -22,9 +22,10 @@ import { InlineScheduler } from './pipeline/inline-scheduler.ts';
 import { PipelineQueues, connectRedis } from './pipeline/queues.ts';
 import { startReconciler } from './pipeline/reconciler.ts';
 import { startStageWorker } from './pipeline/stage.worker.ts';
-import { validateMessage } from './pipeline/validate.stage.ts';
-import { applyMessage } from './pipeline/apply.stage.ts';
-import { deliverResponse } from './pipeline/deliver.stage.ts';
+import type { PipelineStage } from './ledger/messages.repository.ts';
+import { validateMessages } from './pipeline/validate.stage.ts';
+import { applyMessages } from './pipeline/apply.stage.ts';
+import { deliverResponses } from './pipeline/deliver.stage.ts';
 import type { Counterparty, PipelineDeps } from './pipeline/pipeline-deps.ts';
 import { buildHttpServer } from './http/server.ts';
 
@@ -142,10 +143,15 @@ function startWorkers(config: Readonly<GatewayConfig>, deps: PipelineDeps, redis
     connection: redis, prefix: config.queuePrefix, db: deps.db, log: deps.log,
     lockDurationMs: config.workers.lockDurationMs, stalledIntervalMs: config.workers.stalledIntervalMs,
   };
+  const stage = (name: PipelineStage, run: (deps: PipelineDeps, ids: readonly string[]) => Promise<Map<string, unknown>>) => ({
+    stage: name,
+    run: (ids: readonly string[]) => run(deps, ids),
+    enqueueSeparately: (ids: readonly string[]) => deps.scheduler.enqueue(name, ids, { separately: true }),
+  });
   const workers: Worker[] = [
-    startStageWorker({ ...common, stage: 'validate', concurrency: config.workers.validateConcurrency, execute: (id) => validateMessage(deps, id) }),
-    startStageWorker({ ...common, stage: 'apply', concurrency: config.workers.applyConcurrency, execute: (id) => applyMessage(deps, id) }),
-    startStageWorker({ ...common, stage: 'deliver', concurrency: config.workers.deliverConcurrency, execute: (id) => deliverResponse(deps, id) }),
+    startStageWorker({ ...common, ...stage('validate', validateMessages), concurrency: config.workers.validateConcurrency }),
+    startStageWorker({ ...common, ...stage('apply', applyMessages), concurrency: config.workers.applyConcurrency }),
+    startStageWorker({ ...common, ...stage('deliver', deliverResponses), concurrency: config.workers.deliverConcurrency }),
   ];
   // Closed first on shutdown (closers run in reverse): active jobs finish before the database goes.
   const stopReconciler = startReconciler({

@@ -184,6 +184,13 @@ export async function getMessageWithRaw(sql: Sql, id: string): Promise<(StoredMe
   return row ? { ...toMessage(row), raw: row.raw } : undefined;
 }
 
+/** Several messages with their raw bytes in one query, in no particular order; unknown ids are left out. */
+export async function getMessagesWithRaw(sql: Sql, ids: readonly string[]): Promise<(StoredMessage & { raw: Uint8Array | null })[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql.query<MessageRow & { raw: Uint8Array | null }>(`SELECT ${MESSAGE_COLUMNS}, raw FROM messages WHERE id = ANY($1::text[])`, [ids]);
+  return rows.map((row) => ({ ...toMessage(row), raw: row.raw }));
+}
+
 /** The message with its raw bytes, locked for the rest of the transaction. */
 export async function lockMessage(sql: Sql, id: string): Promise<(StoredMessage & { raw: Uint8Array | null; document: unknown }) | undefined> {
   const { rows } = await sql.query<MessageRow & { raw: Uint8Array | null; document: unknown }>(
@@ -208,6 +215,25 @@ export async function markValidated(
     [id, fields.messageType, fields.orderingKey, JSON.stringify(fields.document)],
   );
   return rows.length > 0;
+}
+
+/** markValidated for several messages in one statement; gives the ids that were still `received`. */
+export async function markValidatedMany(
+  sql: Sql,
+  validated: readonly { id: string; messageType: string; orderingKey: string; document: unknown }[],
+): Promise<Set<string>> {
+  if (validated.length === 0) return new Set();
+  const { rows } = await sql.query<{ message_id: string }>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS i(id, message_type, ordering_key, document)),
+     updated AS (
+       UPDATE messages m SET status = 'validated', message_type = i.message_type, ordering_key = i.ordering_key,
+              document = i.document::jsonb, updated_at = now()
+         FROM input i WHERE m.id = i.id AND m.status = 'received' RETURNING m.id, m.message_type)
+     INSERT INTO message_events (message_id, status, reason) SELECT id, 'validated', message_type FROM updated RETURNING message_id`,
+    [validated.map((v) => v.id), validated.map((v) => v.messageType), validated.map((v) => v.orderingKey), validated.map((v) => JSON.stringify(v.document))],
+  );
+  return new Set(rows.map((row) => row.message_id));
 }
 
 /**
@@ -258,11 +284,21 @@ export async function markDead(sql: Sql, id: string, stage: PipelineStage, error
 
 export interface ApplicableMessage {
   readonly id: string;
+  readonly orderingKey: string;
   readonly counterpartyId: string;
   readonly externalId: string;
   readonly messageType: string;
   readonly metadata: Record<string, unknown>;
   readonly document: unknown;
+}
+
+/** The ordering keys of those of `ids` that are validated (waiting to be applied), by message id. */
+export async function findValidatedKeys(sql: Sql, ids: readonly string[]): Promise<Map<string, string>> {
+  const { rows } = await sql.query<{ id: string; ordering_key: string }>(
+    `SELECT id, ordering_key FROM messages WHERE id = ANY($1::text[]) AND status = 'validated' AND ordering_key IS NOT NULL`,
+    [ids],
+  );
+  return new Map(rows.map((row) => [row.id, row.ordering_key]));
 }
 
 /**
@@ -271,23 +307,37 @@ export interface ApplicableMessage {
  * has an older message not yet validated: that one may belong to the same key.
  */
 export async function listApplicable(sql: Sql, orderingKey: string, limit: number): Promise<ApplicableMessage[]> {
+  return listApplicableOfKeys(sql, [orderingKey], limit);
+}
+
+/**
+ * listApplicable for several keys at once, oldest first across them: each key's list
+ * stops at its first blocked message; `limit` caps the whole list.
+ */
+export async function listApplicableOfKeys(sql: Sql, orderingKeys: readonly string[], limit: number): Promise<ApplicableMessage[]> {
+  if (orderingKeys.length === 0) return [];
   const { rows } = await sql.query<{
-    id: string; seq: string; counterparty_id: string; external_id: string; message_type: string;
+    id: string; seq: string; counterparty_id: string; external_id: string; message_type: string; ordering_key: string;
     metadata: Record<string, unknown>; document: unknown; blocked: boolean;
   }>(
-    `SELECT m.id, m.seq, m.counterparty_id, m.external_id, m.message_type, m.metadata, m.document,
+    `SELECT m.id, m.seq, m.counterparty_id, m.external_id, m.message_type, m.ordering_key, m.metadata, m.document,
             EXISTS (SELECT 1 FROM messages r WHERE r.counterparty_id = m.counterparty_id AND r.status = 'received' AND r.seq < m.seq) AS blocked
        FROM messages m
-      WHERE m.ordering_key = $1 AND m.status = 'validated'
+      WHERE m.ordering_key = ANY($1::text[]) AND m.status = 'validated'
       ORDER BY m.seq LIMIT $2 FOR UPDATE OF m`,
-    [orderingKey, limit],
+    [orderingKeys, limit],
   );
   const applicable: ApplicableMessage[] = [];
+  const stopped = new Set<string>();
   for (const row of rows) {
-    if (row.blocked) break;
+    if (stopped.has(row.ordering_key)) continue;
+    if (row.blocked) {
+      stopped.add(row.ordering_key);
+      continue;
+    }
     applicable.push({
       id: row.id, counterpartyId: row.counterparty_id, externalId: row.external_id, messageType: row.message_type,
-      metadata: row.metadata, document: row.document,
+      orderingKey: row.ordering_key, metadata: row.metadata, document: row.document,
     });
   }
   return applicable;

@@ -70,6 +70,31 @@ export async function getPendingDelivery(sql: Sql, messageId: string): Promise<P
   return { response: toResponse(row), counterpartyId: row.counterparty_id, channel: row.channel, requestMetadata: row.metadata };
 }
 
+/** getPendingDelivery for several messages in one query, by message id. */
+export async function getPendingDeliveries(sql: Sql, messageIds: readonly string[]): Promise<Map<string, PendingDelivery>> {
+  if (messageIds.length === 0) return new Map();
+  const { rows } = await sql.query<ResponseRow & { counterparty_id: string; channel: string; metadata: Record<string, unknown> }>(
+    `SELECT r.message_id, r.document_type, r.file_name, r.body, r.created_at, r.delivered_at, m.counterparty_id, m.channel, m.metadata
+       FROM responses r JOIN messages m ON m.id = r.message_id WHERE r.message_id = ANY($1::text[])`,
+    [messageIds],
+  );
+  return new Map(rows.map((row) => [row.message_id, { response: toResponse(row), counterpartyId: row.counterparty_id, channel: row.channel, requestMetadata: row.metadata }]));
+}
+
+/** Successful deliveries of several responses in one statement: the attempts, and each response's delivered_at. */
+export async function recordDeliveries(sql: Sql, delivered: readonly { messageId: string; channel: string; target: string | null }[]): Promise<void> {
+  if (delivered.length === 0) return;
+  await sql.query(
+    `WITH attempt AS (
+       INSERT INTO deliveries (message_id, channel, target, outcome)
+       SELECT message_id, channel, target, 'delivered' FROM unnest($1::text[], $2::text[], $3::text[]) AS d(message_id, channel, target)
+       RETURNING message_id)
+     UPDATE responses r SET delivered_at = now() FROM attempt
+      WHERE r.message_id = attempt.message_id AND r.delivered_at IS NULL`,
+    [delivered.map((d) => d.messageId), delivered.map((d) => d.channel), delivered.map((d) => d.target)],
+  );
+}
+
 export async function recordDelivery(
   sql: Sql,
   attempt: { messageId: string; channel: string; target: string | null; outcome: 'delivered' | 'failed'; error?: string },

@@ -1,7 +1,7 @@
 import { stockholmDate } from '../core/calendar-date.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import type { Sql } from '../ledger/database.ts';
-import { getMessage, listApplicable, markFinished, type ApplicableMessage } from '../ledger/messages.repository.ts';
+import { findValidatedKeys, getMessage, listApplicable, listApplicableOfKeys, markFinished, type ApplicableMessage } from '../ledger/messages.repository.ts';
 import { insertResponse } from '../ledger/responses.repository.ts';
 import { buildResponse, documentStatus, responseFileName } from '../messages/response-builder.ts';
 import { requestNameOf } from './finish-rejected.ts';
@@ -24,6 +24,58 @@ import type { PipelineDeps } from './pipeline-deps.ts';
  * by then its document has usually been applied by the lock holder.
  */
 export type ApplyResult = 'applied' | 'rejected' | 'skipped';
+
+/** Documents of several keys applied in one transaction by a batch job. */
+const MAX_CROSS_KEY_BATCH = 200;
+
+/**
+ * Applies a job's messages. One message: its key's drain (applyMessage). Several (a
+ * batch job): one transaction over every key of theirs whose lock is free, applying
+ * those keys' applicable documents oldest first, each in its own savepoint; a key's
+ * documents after one that failed wait for the next run. Gives the messages not
+ * applied by this run, by id, with why: their own error, or WAITING_FOR_PREDECESSOR
+ * when their key was busy or an earlier document held them back.
+ */
+export async function applyMessages(deps: PipelineDeps, messageIds: readonly string[]): Promise<Map<string, unknown>> {
+  const failures = new Map<string, unknown>();
+  const [only] = messageIds;
+  if (messageIds.length === 1 && only !== undefined) {
+    await applyMessage(deps, only).catch((error: unknown) => failures.set(only, error));
+    return failures;
+  }
+  const pending = await findValidatedKeys(deps.db, messageIds);
+  if (pending.size === 0) return failures;
+  const now = deps.clock();
+  const run = await deps.db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ key: string }>(
+      'SELECT key FROM unnest($1::text[]) AS k(key) WHERE pg_try_advisory_xact_lock(hashtextextended(key, 0))',
+      [[...new Set(pending.values())].sort()],
+    );
+    const results = new Map<string, ApplyResult>();
+    const failedKeys = new Set<string>();
+    for (const candidate of await listApplicableOfKeys(tx, rows.map((row) => row.key), MAX_CROSS_KEY_BATCH)) {
+      if (failedKeys.has(candidate.orderingKey)) continue;
+      if (deps.stopping?.aborted) break;
+      await tx.query('SAVEPOINT apply_one');
+      try {
+        results.set(candidate.id, await applyOne(deps, tx, candidate, now));
+        await tx.query('RELEASE SAVEPOINT apply_one');
+      } catch (error) {
+        // Keep what was applied before it; the key's later documents wait for it.
+        await tx.query('ROLLBACK TO SAVEPOINT apply_one');
+        failedKeys.add(candidate.orderingKey);
+        failures.set(candidate.id, error);
+      }
+    }
+    return results;
+  });
+  if (run.size > 0) await deps.scheduler.enqueue('deliver', [...run.keys()]);
+  for (const [id, key] of pending) {
+    if (run.has(id) || failures.has(id)) continue;
+    failures.set(id, new GatewayError('WAITING_FOR_PREDECESSOR', `${id} waits for an earlier document with key ${key}`));
+  }
+  return failures;
+}
 
 /** Documents of one key applied per transaction. */
 const MAX_BATCH = 50;

@@ -1,34 +1,44 @@
 import { GatewayError } from '../core/gateway-error.ts';
-import { getPendingDelivery, recordDelivery } from '../ledger/responses.repository.ts';
+import { getPendingDeliveries, recordDeliveries, recordDelivery } from '../ledger/responses.repository.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
 /**
- * Deliver: sends a stored response back to the counterparty on the channel its
+ * Deliver: sends stored responses back to their counterparties on the channel each
  * request came by, and records every attempt. At-least-once: the file name is
  * deterministic, so delivering twice writes the same file twice, never two files.
  * A response already delivered is not sent again.
+ *
+ * A job delivers a batch: the responses are read in one query, sent side by side, and
+ * the successful deliveries recorded in one statement. Gives the messages whose
+ * delivery failed, by id (each failed attempt is recorded too).
  */
-export type DeliverResult = 'delivered' | 'skipped';
-
-export async function deliverResponse(deps: PipelineDeps, messageId: string): Promise<DeliverResult> {
-  const pending = await getPendingDelivery(deps.db, messageId);
-  if (!pending || pending.response.deliveredAt) return 'skipped';
-  const { response } = pending;
-  const channel = deps.outboundFor(pending.channel);
-  try {
-    const { target } = await channel.deliver({
-      messageId,
-      counterpartyId: pending.counterpartyId,
-      documentType: response.documentType,
-      fileName: response.fileName,
-      body: response.body,
-      requestMetadata: pending.requestMetadata,
-    });
-    await recordDelivery(deps.db, { messageId, channel: channel.name, target, outcome: 'delivered' });
-    return 'delivered';
-  } catch (error) {
-    const text = (error as Error).message;
-    await recordDelivery(deps.db, { messageId, channel: channel.name, target: null, outcome: 'failed', error: text }).catch(() => undefined);
-    throw error instanceof GatewayError ? error : new GatewayError('DELIVERY_FAILED', text, { cause: error });
-  }
+export async function deliverResponses(deps: PipelineDeps, messageIds: readonly string[]): Promise<Map<string, unknown>> {
+  const pending = await getPendingDeliveries(deps.db, messageIds);
+  const failures = new Map<string, unknown>();
+  const delivered: { messageId: string; channel: string; target: string | null }[] = [];
+  await Promise.all(
+    [...pending.values()]
+      .filter(({ response }) => !response.deliveredAt)
+      .map(async ({ response, counterpartyId, channel: requestChannel, requestMetadata }) => {
+        const { messageId } = response;
+        const channel = deps.outboundFor(requestChannel);
+        try {
+          const { target } = await channel.deliver({
+            messageId,
+            counterpartyId,
+            documentType: response.documentType,
+            fileName: response.fileName,
+            body: response.body,
+            requestMetadata,
+          });
+          delivered.push({ messageId, channel: channel.name, target });
+        } catch (error) {
+          const text = (error as Error).message;
+          await recordDelivery(deps.db, { messageId, channel: channel.name, target: null, outcome: 'failed', error: text }).catch(() => undefined);
+          failures.set(messageId, error instanceof GatewayError ? error : new GatewayError('DELIVERY_FAILED', text, { cause: error }));
+        }
+      }),
+  );
+  await recordDeliveries(deps.db, delivered);
+  return failures;
 }

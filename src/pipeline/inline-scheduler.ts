@@ -1,8 +1,8 @@
 import type { PipelineStage } from '../ledger/messages.repository.ts';
-import { applyMessage } from './apply.stage.ts';
-import { deliverResponse } from './deliver.stage.ts';
+import { applyMessages } from './apply.stage.ts';
+import { deliverResponses } from './deliver.stage.ts';
 import type { PipelineDeps, StageScheduler } from './pipeline-deps.ts';
-import { validateMessage } from './validate.stage.ts';
+import { validateMessages } from './validate.stage.ts';
 
 /**
  * Runs the next stage at once in the caller's process instead of queueing it: what
@@ -19,20 +19,12 @@ export class InlineScheduler implements StageScheduler {
   async enqueue(stage: PipelineStage, messageIds: readonly string[]): Promise<void> {
     const deps = this.deps;
     if (!deps) throw new Error('InlineScheduler used before bind()');
+    const run = { validate: validateMessages, apply: applyMessages, deliver: deliverResponses }[stage];
+    // One message at a time, as the caller handed them over: each answered before the next.
     for (const messageId of messageIds) {
-      switch (stage) {
-        case 'validate':
-          await validateMessage(deps, messageId);
-          break;
-        case 'apply':
-          await applyMessage(deps, messageId);
-          break;
-        case 'deliver':
-          await deliverResponse(deps, messageId);
-          break;
-        default:
-          stage satisfies never;
-      }
+      const failures = await run(deps, [messageId]);
+      const failure = failures.get(messageId);
+      if (failures.size > 0) throw failure ?? [...failures.values()][0];
     }
   }
 

@@ -19,9 +19,15 @@ export interface Counterparty {
   readonly allowedTypes: ReadonlySet<string>;
 }
 
+export interface EnqueueOptions {
+  /** One job per message (job id = message id) instead of batches: what the reconciler wants. */
+  readonly separately?: boolean;
+}
+
 /** Hands message ids to the next stage: BullMQ queues in the gateway, direct calls in-process. */
 export interface StageScheduler {
-  enqueue(stage: PipelineStage, messageIds: readonly string[]): Promise<void>;
+  /** Hands the messages on together (a batch job) unless `separately`. */
+  enqueue(stage: PipelineStage, messageIds: readonly string[], options?: EnqueueOptions): Promise<void>;
   /** Enqueues again a message whose earlier job failed for good (replay after a fix). */
   requeue(stage: PipelineStage, messageId: string): Promise<void>;
 }

@@ -7,8 +7,8 @@ import type { StageScheduler } from './pipeline-deps.ts';
  * The reconciler makes the message store, not Redis, the truth. Every few seconds it
  * finds messages that have sat in a stage longer than a threshold — received but not
  * validated, validated but not applied, answered but not delivered — and enqueues them
- * again. A job id is the message id, so a message whose job still exists is not
- * doubled; one whose job was lost (Redis restarted empty, a crash between commit and
+ * again, one job each. Such a job's id is the message id, so a message whose own job
+ * still exists is not doubled (one that sits in a batch job may run twice); one whose job was lost (Redis restarted empty, a crash between commit and
  * enqueue) is picked up. Stages are idempotent, so a spare run is harmless.
  */
 export interface ReconcilerOptions {
@@ -25,7 +25,7 @@ export async function reconcileOnce(options: ReconcilerOptions): Promise<number>
   const stalled = await listStalled(options.db, options.olderThanMs, options.batch ?? 5000);
   const byStage = new Map<PipelineStage, string[]>();
   for (const { id, stage } of stalled) byStage.set(stage, [...(byStage.get(stage) ?? []), id]);
-  for (const [stage, ids] of byStage) await options.scheduler.enqueue(stage, ids);
+  for (const [stage, ids] of byStage) await options.scheduler.enqueue(stage, ids, { separately: true });
   if (stalled.length > 0) options.log.info({ count: stalled.length }, 'reconciler re-enqueued stalled messages');
   return stalled.length;
 }

@@ -5,10 +5,13 @@ import { isGatewayError } from '../core/gateway-error.ts';
 import { isErrorCode, type ErrorCode } from '../core/error-codes.ts';
 import type { Database } from '../ledger/database.ts';
 import { markDead, type PipelineStage } from '../ledger/messages.repository.ts';
-import type { StageJobData } from './queues.ts';
+import { idsOf, type StageJobData } from './queues.ts';
 
 /**
- * Runs one pipeline stage as a BullMQ worker and maps the stage's errors to the queue:
+ * Runs one pipeline stage as a BullMQ worker. A job carries one message or a batch;
+ * the stage reports which of them failed. A failure in a batch does not hold back
+ * its neighbours: the failed messages are enqueued again one job each, and from then
+ * on a one-message job maps the stage's errors to the queue:
  *  - WAITING_FOR_PREDECESSOR: the job goes back to the queue for a moment, no attempt counted;
  *  - a non-retryable GatewayError: the job fails at once (UnrecoverableError);
  *  - anything else: retried with exponential backoff and jitter;
@@ -18,7 +21,10 @@ import type { StageJobData } from './queues.ts';
  */
 export interface StageWorkerOptions {
   readonly stage: PipelineStage;
-  readonly execute: (messageId: string) => Promise<unknown>;
+  /** Runs the stage on the messages; gives those that failed, by id, with their errors. */
+  readonly run: (messageIds: readonly string[]) => Promise<Map<string, unknown>>;
+  /** Enqueues messages again on this stage, one job each. */
+  readonly enqueueSeparately: (messageIds: readonly string[]) => Promise<void>;
   readonly connection: Redis;
   readonly prefix: string;
   readonly concurrency: number;
@@ -36,16 +42,21 @@ export function startStageWorker(options: StageWorkerOptions): Worker<StageJobDa
   const worker = new Worker<StageJobData>(
     stage,
     async (job: Job<StageJobData>, token?: string) => {
-      try {
-        return await options.execute(job.data.messageId);
-      } catch (error) {
-        if (isGatewayError(error) && error.code === 'WAITING_FOR_PREDECESSOR' && token) {
-          await job.moveToDelayed(Date.now() + PREDECESSOR_WAIT_MS + Math.floor(Math.random() * PREDECESSOR_WAIT_MS * 2), token);
-          throw new DelayedError();
-        }
-        if (isGatewayError(error) && !error.retryable) throw new UnrecoverableError(`${error.code}: ${error.message}`);
-        throw error;
+      const ids = idsOf(job.data);
+      const failures = await options.run(ids);
+      if (failures.size === 0) return;
+      if (ids.length > 1) {
+        log.debug({ stage, failed: failures.size, of: ids.length }, 'batch partly failed; the failed messages go on one job each');
+        await options.enqueueSeparately([...failures.keys()]);
+        return;
       }
+      const error = [...failures.values()][0];
+      if (isGatewayError(error) && error.code === 'WAITING_FOR_PREDECESSOR' && token) {
+        await job.moveToDelayed(Date.now() + PREDECESSOR_WAIT_MS + Math.floor(Math.random() * PREDECESSOR_WAIT_MS * 2), token);
+        throw new DelayedError();
+      }
+      if (isGatewayError(error) && !error.retryable) throw new UnrecoverableError(`${error.code}: ${error.message}`);
+      throw error;
     },
     {
       connection: options.connection,
@@ -62,9 +73,17 @@ export function startStageWorker(options: StageWorkerOptions): Worker<StageJobDa
   worker.on('failed', (job, error) => {
     if (!job) return;
     const exhausted = error instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
-    const messageId = job.data.messageId;
+    const ids = idsOf(job.data);
+    const [messageId] = ids;
+    if (messageId === undefined) return;
     if (!exhausted) {
       log.warn({ messageId, stage, attempt: job.attemptsMade, err: error.message }, 'stage failed; will retry');
+      return;
+    }
+    if (ids.length > 1) {
+      // A whole batch failed every attempt (the database away that long): its messages go on alone.
+      log.error({ stage, count: ids.length, err: error.message }, 'batch failed after its last attempt; its messages are enqueued one by one');
+      options.enqueueSeparately(ids).catch((enqueueError: unknown) => log.error({ err: enqueueError }, 'could not enqueue; the reconciler will'));
       return;
     }
     const code = codeOf(error);

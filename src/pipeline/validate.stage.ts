@@ -1,4 +1,4 @@
-import { getMessageWithRaw, markValidated } from '../ledger/messages.repository.ts';
+import { getMessagesWithRaw, markValidatedMany } from '../ledger/messages.repository.ts';
 import type { DocumentErrorOutcome, MessageType } from '../messages/message-type.ts';
 import { CATALOGUE_NAMESPACE } from '../messages/schema-registry.ts';
 import { inspectXml } from '../messages/xml-gate.ts';
@@ -13,33 +13,47 @@ import type { PipelineDeps } from './pipeline-deps.ts';
  * counterparty must be allowed to send the type; libxml2 validates against the XSD.
  * A rejection is a result (a response is stored and delivered), never a retry.
  * Idempotent: a message no longer in `received` is left alone.
+ *
+ * A job validates a batch: the messages are read in one query, examined one by one,
+ * the valid ones marked validated in one statement and handed to apply in one call.
+ * Gives the messages that failed (a database error in a rejection's transaction),
+ * by id; the others are done.
  */
-export type ValidateResult = 'validated' | 'rejected' | 'skipped';
-
-export async function validateMessage(deps: PipelineDeps, messageId: string): Promise<ValidateResult> {
+export async function validateMessages(deps: PipelineDeps, messageIds: readonly string[]): Promise<Map<string, unknown>> {
+  const failures = new Map<string, unknown>();
   // The CPU work (parsing, schema validation) runs outside any transaction; the
-  // status change is guarded, so a second run of the same job changes nothing.
-  const message = await getMessageWithRaw(deps.db, messageId);
-  if (!message || message.status !== 'received' || !message.raw) return 'skipped';
-  const verdict = examine(deps, message.counterpartyId, message.raw);
-  if (verdict.ok) {
-    if (!(await markValidated(deps.db, messageId, verdict))) return 'skipped';
-    await deps.scheduler.enqueue('apply', [messageId]);
-    return 'validated';
+  // status changes are guarded, so a second run of the same job changes nothing.
+  const messages = await getMessagesWithRaw(deps.db, messageIds);
+  const valid: { id: string; messageType: string; orderingKey: string; document: unknown }[] = [];
+  const rejected: string[] = [];
+  for (const message of messages) {
+    if (message.status !== 'received' || !message.raw) continue;
+    const verdict = examine(deps, message.counterpartyId, message.raw);
+    if (verdict.ok) {
+      valid.push({ id: message.id, messageType: verdict.messageType, orderingKey: verdict.orderingKey, document: verdict.document });
+      continue;
+    }
+    try {
+      await deps.db.transaction((tx) =>
+        finishRejected(tx, {
+          messageId: message.id,
+          messageType: verdict.type?.name ?? null,
+          responseName: verdict.type?.responseName ?? 'MessageRejected',
+          inResponseTo: verdict.inResponseTo,
+          requestName: requestNameOf(message),
+          errors: verdict.errors,
+          now: deps.clock(),
+        }),
+      );
+      rejected.push(message.id);
+    } catch (error) {
+      failures.set(message.id, error);
+    }
   }
-  await deps.db.transaction((tx) =>
-    finishRejected(tx, {
-      messageId,
-      messageType: verdict.type?.name ?? null,
-      responseName: verdict.type?.responseName ?? 'MessageRejected',
-      inResponseTo: verdict.inResponseTo,
-      requestName: requestNameOf(message),
-      errors: verdict.errors,
-      now: deps.clock(),
-    }),
-  );
-  await deps.scheduler.enqueue('deliver', [messageId]);
-  return 'rejected';
+  const validated = await markValidatedMany(deps.db, valid);
+  await deps.scheduler.enqueue('apply', valid.map((v) => v.id).filter((id) => validated.has(id)));
+  await deps.scheduler.enqueue('deliver', rejected);
+  return failures;
 }
 
 type Verdict =
