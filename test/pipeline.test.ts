@@ -155,6 +155,34 @@ describe('a document from a folder to its response', () => {
     assert.deepEqual(salaries.map((row) => row.annual_salary), ['610001.00', '610002.00', '610003.00'], 'applied once each, in order');
   });
 
+  test('a document whose handler fails holds back only its own agreement\'s later documents, and all apply in order once it recovers', async () => {
+    // A real PostgreSQL failure inside the apply transaction: a trigger refusing one salary.
+    await query(`CREATE FUNCTION refuse_620002() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.annual_salary = 620002 THEN RAISE EXCEPTION 'salary store unavailable'; END IF; RETURN NEW; END $$`);
+    await query(`CREATE TRIGGER refuse_620002 BEFORE INSERT ON salaries FOR EACH ROW EXECUTE FUNCTION refuse_620002()`);
+    try {
+      const envelope = (name: string, salary: string) => ({
+        channel: 'cli', counterpartyId: 'demo-employer', externalId: name, receivedAt: new Date(), metadata: { fileName: name },
+        content: { bytes: Buffer.from(salaryAdjustment({ messageId: name }, [{ pin: PERSONS.filip, date: '2026-12-21', salary }])) },
+      });
+      await gateway.intake.receiveMany!([envelope('fail-1.xml', '620001.00'), envelope('fail-2.xml', '620002.00'), envelope('fail-3.xml', '620003.00')]);
+      await waitFor(async () => (await query(`SELECT 1 FROM messages WHERE external_id = 'fail-1.xml' AND status = 'applied'`)).length === 1, 'the first applied');
+      await new Promise((resolve) => setTimeout(resolve, 500)); // a few failed attempts of the second
+      const waiting = await query<{ external_id: string; status: string }>(
+        `SELECT external_id, status FROM messages WHERE external_id IN ('fail-2.xml', 'fail-3.xml') ORDER BY external_id`,
+      );
+      assert.deepEqual(waiting, [{ external_id: 'fail-2.xml', status: 'validated' }, { external_id: 'fail-3.xml', status: 'validated' }], 'the third waits behind the failing second');
+    } finally {
+      await query(`DROP TRIGGER refuse_620002 ON salaries`);
+      await query(`DROP FUNCTION refuse_620002()`);
+    }
+    await waitFor(async () => (await query(`SELECT 1 FROM messages WHERE external_id LIKE 'fail-_.xml' AND status = 'applied'`)).length === 3, 'all applied', 30_000);
+    const salaries = await query<{ annual_salary: string }>(
+      `SELECT s.annual_salary::text FROM salaries s JOIN messages m ON m.id = s.message_id WHERE m.external_id LIKE 'fail-_.xml' ORDER BY s.id`,
+    );
+    assert.deepEqual(salaries.map((row) => row.annual_salary), ['620001.00', '620002.00', '620003.00'], 'applied once each, in arrival order');
+  });
+
   test('the administrator of the agreement may send; an unrelated employer may not', async () => {
     await dropFile(gateway.inbox('demo-administrator'), 'admin.xml', salaryAdjustment({ messageId: 'ADM-1' }, [{ pin: PERSONS.cecilia, date: '2026-12-05', salary: '560000.00' }]));
     await dropFile(gateway.inbox('other-employer'), 'intruder.xml', salaryAdjustment({ messageId: 'INTRUDER-1' }, [{ pin: PERSONS.cecilia, date: '2026-12-05', salary: '999999.00' }]));

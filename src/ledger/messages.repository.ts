@@ -236,6 +236,47 @@ export async function markValidatedMany(
   return new Set(rows.map((row) => row.message_id));
 }
 
+/** A validated message's end: its response and final status, as apply decided them. */
+export interface AppliedMessage {
+  readonly id: string;
+  readonly response: { readonly documentType: string; readonly fileName: string; readonly body: string };
+  readonly status: 'applied' | 'rejected';
+  readonly outcome: MessageOutcome;
+  readonly messageType: string;
+  readonly errorCode: string | null;
+  readonly reason: string;
+}
+
+/**
+ * Stores the responses of applied messages and moves them from `validated` to their
+ * final status with a history event each, all in one statement. Gives the ids that
+ * were still `validated`.
+ */
+export async function finishAppliedMany(sql: Sql, finished: readonly AppliedMessage[]): Promise<Set<string>> {
+  if (finished.length === 0) return new Set();
+  const { rows } = await sql.query<{ message_id: string }>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+              WITH ORDINALITY AS i(id, document_type, file_name, body, status, outcome, message_type, error_code, reason, ordinality)),
+     stored AS (
+       INSERT INTO responses (message_id, document_type, file_name, body)
+       SELECT id, document_type, file_name, body FROM input ORDER BY ordinality
+       ON CONFLICT (message_id) DO NOTHING),
+     updated AS (
+       UPDATE messages m SET status = i.status, outcome = i.outcome, message_type = i.message_type, error_code = i.error_code,
+              document = NULL, updated_at = now()
+         FROM input i WHERE m.id = i.id AND m.status = 'validated' RETURNING m.id, i.status, i.outcome, i.reason, i.ordinality)
+     INSERT INTO message_events (message_id, status, reason, detail)
+     SELECT id, status, reason, jsonb_build_object('outcome', outcome) FROM updated ORDER BY ordinality RETURNING message_id`,
+    [
+      finished.map((f) => f.id), finished.map((f) => f.response.documentType), finished.map((f) => f.response.fileName),
+      finished.map((f) => f.response.body), finished.map((f) => f.status), finished.map((f) => f.outcome), finished.map((f) => f.messageType),
+      finished.map((f) => f.errorCode), finished.map((f) => f.reason),
+    ],
+  );
+  return new Set(rows.map((row) => row.message_id));
+}
+
 /**
  * Moves a message from `from` to its final state (applied or rejected) with its
  * outcome and a history event, in one statement. False when it was not in `from`.

@@ -1,8 +1,9 @@
 import { stockholmDate } from '../core/calendar-date.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import type { Sql } from '../ledger/database.ts';
-import { findValidatedKeys, getMessage, listApplicable, listApplicableOfKeys, markFinished, type ApplicableMessage } from '../ledger/messages.repository.ts';
-import { insertResponse } from '../ledger/responses.repository.ts';
+import {
+  findValidatedKeys, finishAppliedMany, getMessage, listApplicable, listApplicableOfKeys, type AppliedMessage, type ApplicableMessage,
+} from '../ledger/messages.repository.ts';
 import { buildResponse, documentStatus, responseFileName } from '../messages/response-builder.ts';
 import { requestNameOf } from './finish-rejected.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
@@ -15,73 +16,66 @@ import type { PipelineDeps } from './pipeline-deps.ts';
  * exactly-once effect.
  *
  * Ordering: documents with the same ordering key (the agreement) are applied in
- * arrival order whatever the number of workers. The job that holds the key's advisory
- * lock applies the key's validated documents oldest first — its own and those queued
- * behind it, up to MAX_BATCH in one transaction — and stops before a document whose
- * sender still has an earlier document in validation (its key is not yet known). A job
- * that finds the key locked, or its document behind an unfinished one, steps aside
- * (WAITING_FOR_PREDECESSOR) and is retried in a moment without counting an attempt;
- * by then its document has usually been applied by the lock holder.
+ * arrival order whatever the number of workers. A transaction applies only keys whose
+ * advisory lock it holds, each key's validated documents oldest first, and stops a key
+ * before a document whose sender still has an earlier document in validation (its key
+ * is not yet known). A one-message job whose key is locked, or whose document waits
+ * behind an unfinished one, steps aside (WAITING_FOR_PREDECESSOR) and is retried in a
+ * moment without counting an attempt; by then its document has usually been applied
+ * by the lock holder, which drains its key's backlog batch after batch.
+ *
+ * Cost: a transaction runs its documents' handlers back to back and then stores every
+ * response and final status in one statement. Should a handler fail, the transaction
+ * is rolled back and run again carefully, each document in its own savepoint, so the
+ * others are applied and only the failed one (and its key's later documents) waits.
  */
 export type ApplyResult = 'applied' | 'rejected' | 'skipped';
-
-/** Documents of several keys applied in one transaction by a batch job. */
-const MAX_CROSS_KEY_BATCH = 200;
-
-/**
- * Applies a job's messages. One message: its key's drain (applyMessage). Several (a
- * batch job): one transaction over every key of theirs whose lock is free, applying
- * those keys' applicable documents oldest first, each in its own savepoint; a key's
- * documents after one that failed wait for the next run. Gives the messages not
- * applied by this run, by id, with why: their own error, or WAITING_FOR_PREDECESSOR
- * when their key was busy or an earlier document held them back.
- */
-export async function applyMessages(deps: PipelineDeps, messageIds: readonly string[]): Promise<Map<string, unknown>> {
-  const failures = new Map<string, unknown>();
-  const [only] = messageIds;
-  if (messageIds.length === 1 && only !== undefined) {
-    await applyMessage(deps, only).catch((error: unknown) => failures.set(only, error));
-    return failures;
-  }
-  const pending = await findValidatedKeys(deps.db, messageIds);
-  if (pending.size === 0) return failures;
-  const now = deps.clock();
-  const run = await deps.db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ key: string }>(
-      'SELECT key FROM unnest($1::text[]) AS k(key) WHERE pg_try_advisory_xact_lock(hashtextextended(key, 0))',
-      [[...new Set(pending.values())].sort()],
-    );
-    const results = new Map<string, ApplyResult>();
-    const failedKeys = new Set<string>();
-    for (const candidate of await listApplicableOfKeys(tx, rows.map((row) => row.key), MAX_CROSS_KEY_BATCH)) {
-      if (failedKeys.has(candidate.orderingKey)) continue;
-      if (deps.stopping?.aborted) break;
-      await tx.query('SAVEPOINT apply_one');
-      try {
-        results.set(candidate.id, await applyOne(deps, tx, candidate, now));
-        await tx.query('RELEASE SAVEPOINT apply_one');
-      } catch (error) {
-        // Keep what was applied before it; the key's later documents wait for it.
-        await tx.query('ROLLBACK TO SAVEPOINT apply_one');
-        failedKeys.add(candidate.orderingKey);
-        failures.set(candidate.id, error);
-      }
-    }
-    return results;
-  });
-  if (run.size > 0) await deps.scheduler.enqueue('deliver', [...run.keys()]);
-  for (const [id, key] of pending) {
-    if (run.has(id) || failures.has(id)) continue;
-    failures.set(id, new GatewayError('WAITING_FOR_PREDECESSOR', `${id} waits for an earlier document with key ${key}`));
-  }
-  return failures;
-}
 
 /** Documents of one key applied per transaction. */
 const MAX_BATCH = 50;
 /** Transactions one job runs while its key has a backlog, before it lets others in. */
 const MAX_BATCHES_PER_JOB = 20;
+/** Documents of several keys applied in one transaction by a batch job. */
+const MAX_CROSS_KEY_BATCH = 200;
 
+interface Run {
+  readonly results: Map<string, ApplyResult>;
+  readonly failures: Map<string, unknown>;
+}
+
+/**
+ * Applies a job's messages. One message: its key's drain (applyMessage). Several (a
+ * batch job): one transaction over every key of theirs whose lock is free, applying
+ * those keys' applicable documents. Gives the messages not applied by this run, by
+ * id, with why: their own error, or WAITING_FOR_PREDECESSOR when their key was busy
+ * or an earlier document held them back.
+ */
+export async function applyMessages(deps: PipelineDeps, messageIds: readonly string[]): Promise<Map<string, unknown>> {
+  const [only] = messageIds;
+  if (messageIds.length === 1 && only !== undefined) {
+    const failures = new Map<string, unknown>();
+    await applyMessage(deps, only).catch((error: unknown) => failures.set(only, error));
+    return failures;
+  }
+  const pending = await findValidatedKeys(deps.db, messageIds);
+  if (pending.size === 0) return new Map();
+  const run = await applyInTransaction(deps, async (tx) => {
+    const { rows } = await tx.query<{ key: string }>(
+      'SELECT key FROM unnest($1::text[]) AS k(key) WHERE pg_try_advisory_xact_lock(hashtextextended(key, 0))',
+      [[...new Set(pending.values())].sort()],
+    );
+    return listApplicableOfKeys(tx, rows.map((row) => row.key), MAX_CROSS_KEY_BATCH);
+  }) ?? { results: new Map<string, ApplyResult>(), failures: new Map<string, unknown>() };
+  if (run.results.size > 0) await deps.scheduler.enqueue('deliver', [...run.results.keys()]);
+  const failures = new Map<string, unknown>();
+  for (const [id, key] of pending) {
+    if (run.results.has(id)) continue;
+    failures.set(id, run.failures.get(id) ?? new GatewayError('WAITING_FOR_PREDECESSOR', `${id} waits for an earlier document with key ${key}`));
+  }
+  return failures;
+}
+
+/** One message's job: the holder of its key's lock drains the key's backlog, its own document included. */
 export async function applyMessage(deps: PipelineDeps, messageId: string): Promise<ApplyResult> {
   const message = await getMessage(deps.db, messageId);
   if (!message || message.status !== 'validated' || !message.orderingKey) return 'skipped';
@@ -90,12 +84,15 @@ export async function applyMessage(deps: PipelineDeps, messageId: string): Promi
   // it mostly find their documents applied instead of competing for the lock.
   let mine: ApplyResult | undefined;
   for (let batch = 0; batch < MAX_BATCHES_PER_JOB; batch += 1) {
-    const run = await applyBatch(deps, key);
+    const run = await applyInTransaction(deps, async (tx) => {
+      const { rows } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked', [key]);
+      return rows[0]?.locked ? listApplicable(tx, key, MAX_BATCH) : undefined;
+    });
     if (!run) break; // another job holds the key
     if (run.results.size > 0) await deps.scheduler.enqueue('deliver', [...run.results.keys()]);
-    if (run.failure?.id === messageId) throw run.failure.error;
+    if (run.failures.has(messageId)) throw run.failures.get(messageId);
     mine ??= run.results.get(messageId);
-    if (run.failure || run.results.size < MAX_BATCH || deps.stopping?.aborted) break;
+    if (run.failures.size > 0 || run.results.size < MAX_BATCH || deps.stopping?.aborted) break;
   }
   if (mine) return mine;
   const latest = await getMessage(deps.db, messageId);
@@ -103,31 +100,60 @@ export async function applyMessage(deps: PipelineDeps, messageId: string): Promi
   throw new GatewayError('WAITING_FOR_PREDECESSOR', `${messageId} waits for an earlier document with key ${key}`);
 }
 
-/** One transaction under the key's lock; undefined when another job holds the lock. */
-async function applyBatch(deps: PipelineDeps, key: string) {
+/** A handler failed in a transaction run without savepoints: it is rolled back and run carefully. */
+class RunCarefully extends Error {}
+
+/**
+ * Runs `select` (which takes the locks and lists the documents; undefined: nothing to
+ * do) and applies what it lists, in one transaction: quickly first, carefully when a
+ * handler fails.
+ */
+async function applyInTransaction(deps: PipelineDeps, select: (tx: Sql) => Promise<ApplicableMessage[] | undefined>): Promise<Run | undefined> {
   const now = deps.clock();
-  return deps.db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked', [key]);
-    if (!rows[0]?.locked) return undefined;
-    const results = new Map<string, ApplyResult>();
-    let failure: { id: string; error: unknown } | undefined;
-    for (const candidate of await listApplicable(tx, key, MAX_BATCH)) {
-      await tx.query('SAVEPOINT apply_one');
-      try {
-        results.set(candidate.id, await applyOne(deps, tx, candidate, now));
-        await tx.query('RELEASE SAVEPOINT apply_one');
-      } catch (error) {
-        // Keep what was applied before it; this document's own job will retry it.
-        await tx.query('ROLLBACK TO SAVEPOINT apply_one');
-        failure = { id: candidate.id, error };
-        break;
-      }
-    }
-    return { results, failure };
-  });
+  const attempt = (careful: boolean) =>
+    deps.db.transaction(async (tx) => {
+      const candidates = await select(tx);
+      return candidates && applyCandidates(deps, tx, candidates, now, careful);
+    });
+  try {
+    return await attempt(false);
+  } catch (error) {
+    if (!(error instanceof RunCarefully)) throw error;
+    return attempt(true);
+  }
 }
 
-async function applyOne(deps: PipelineDeps, tx: Sql, message: ApplicableMessage, now: Date): Promise<ApplyResult> {
+async function applyCandidates(deps: PipelineDeps, tx: Sql, candidates: readonly ApplicableMessage[], now: Date, careful: boolean): Promise<Run> {
+  const finished: (AppliedMessage & { result: ApplyResult })[] = [];
+  const failures = new Map<string, unknown>();
+  const failedKeys = new Set<string>();
+  for (const candidate of candidates) {
+    if (failedKeys.has(candidate.orderingKey)) continue; // a key's later documents wait for its failed one
+    if (deps.stopping?.aborted) break;
+    if (!careful) {
+      try {
+        finished.push(await applyOne(deps, tx, candidate, now));
+      } catch {
+        throw new RunCarefully(`applying ${candidate.id} failed; the batch runs again with savepoints`);
+      }
+      continue;
+    }
+    await tx.query('SAVEPOINT apply_one');
+    try {
+      finished.push(await applyOne(deps, tx, candidate, now));
+      await tx.query('RELEASE SAVEPOINT apply_one');
+    } catch (error) {
+      await tx.query('ROLLBACK TO SAVEPOINT apply_one');
+      failedKeys.add(candidate.orderingKey);
+      failures.set(candidate.id, error);
+    }
+  }
+  const moved = await finishAppliedMany(tx, finished);
+  return { results: new Map(finished.filter((f) => moved.has(f.id)).map((f) => [f.id, f.result])), failures };
+}
+
+/** Runs the document's handler (its ledger changes) and builds its response and final status. */
+async function applyOne(deps: PipelineDeps, tx: Sql, message: ApplicableMessage, now: Date): Promise<AppliedMessage & { result: ApplyResult }> {
   const type = deps.catalogue.get(message.messageType);
   if (!type) throw new GatewayError('INTERNAL_ERROR', `no handler for ${message.messageType}`);
   const counterparty = deps.counterparties.get(message.counterpartyId);
@@ -142,27 +168,26 @@ async function applyOne(deps: PipelineDeps, tx: Sql, message: ApplicableMessage,
     message.document as never,
   );
   const status = documentStatus(outcome);
-  await insertResponse(tx, {
-    messageId: message.id,
-    documentType: type.responseName,
-    fileName: responseFileName(requestNameOf(message), message.id, type.responseName),
-    body: buildResponse({
-      responseName: type.responseName,
-      gatewayMessageId: message.id,
-      inResponseTo: type.senderMessageId(message.document as never),
-      createdAt: now,
-      outcome,
-    }),
-  });
   const rejected = status === 'Rejected';
   const accepted = outcome.items.filter((item) => item.status === 'Accepted').length;
-  await markFinished(tx, message.id, {
-    from: 'validated',
+  return {
+    id: message.id,
+    response: {
+      documentType: type.responseName,
+      fileName: responseFileName(requestNameOf(message), message.id, type.responseName),
+      body: buildResponse({
+        responseName: type.responseName,
+        gatewayMessageId: message.id,
+        inResponseTo: type.senderMessageId(message.document as never),
+        createdAt: now,
+        outcome,
+      }),
+    },
     status: rejected ? 'rejected' : 'applied',
     outcome: rejected ? 'rejected' : status === 'Accepted' ? 'accepted' : 'partially_accepted',
     messageType: type.name,
     errorCode: outcome.errors[0]?.code ?? outcome.items.find((item) => item.code)?.code ?? null,
     reason: `${status}: ${accepted} of ${outcome.items.length} items accepted`,
-  });
-  return rejected ? 'rejected' : 'applied';
+    result: rejected ? 'rejected' : 'applied',
+  };
 }
