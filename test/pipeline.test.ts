@@ -5,6 +5,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readdir, readFile, writeFile, appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SchemaRegistry } from '../src/messages/schema-registry.ts';
@@ -153,6 +154,29 @@ describe('a document from a folder to its response', () => {
       `SELECT s.annual_salary::text FROM salaries s JOIN messages m ON m.id = s.message_id WHERE m.external_id LIKE 'batch-%' ORDER BY s.id`,
     );
     assert.deepEqual(salaries.map((row) => row.annual_salary), ['610001.00', '610002.00', '610003.00'], 'applied once each, in order');
+  });
+
+  test('a large document handed over among small ones keeps its place and its bytes', async () => {
+    const envelope = (name: string, xml: string) => ({
+      channel: 'cli', counterpartyId: 'demo-employer', externalId: name, receivedAt: new Date(), content: { bytes: Buffer.from(xml) }, metadata: { fileName: name },
+    });
+    // Over a megabyte: recorded in a statement of its own, between the two small ones.
+    const items = Array.from({ length: 6000 }, (_, index) => ({ itemId: `L${index}`, pin: PERSONS.david, date: '2026-12-22', salary: `${630000 + index}.00` }));
+    const large = salaryAdjustment({ messageId: 'LARGE-2' }, items);
+    assert.ok(Buffer.byteLength(large) > 1024 * 1024, 'the large document is over a megabyte');
+    const outcomes = await gateway.intake.receiveMany!([
+      envelope('large-1.xml', salaryAdjustment({ messageId: 'LARGE-1' }, [{ pin: PERSONS.david, date: '2026-12-22', salary: '629999.00' }])),
+      envelope('large-2.xml', large),
+      envelope('large-3.xml', salaryAdjustment({ messageId: 'LARGE-3' }, [{ pin: PERSONS.david, date: '2026-12-22', salary: '636000.00' }])),
+    ]);
+    assert.deepEqual(outcomes.map((outcome) => ('receipt' in outcome ? outcome.receipt.status : String(outcome.error))), ['received', 'received', 'received']);
+    const recorded = await query<{ external_id: string; size_bytes: string; sha256: string }>(
+      `SELECT external_id, size_bytes::text, encode(sha256(raw), 'hex') AS sha256 FROM messages WHERE external_id LIKE 'large-_.xml' ORDER BY seq`,
+    );
+    assert.deepEqual(recorded.map((row) => row.external_id), ['large-1.xml', 'large-2.xml', 'large-3.xml']);
+    assert.equal(recorded[1]!.size_bytes, String(Buffer.byteLength(large)));
+    assert.equal(recorded[1]!.sha256, createHash('sha256').update(large).digest('hex'), 'the bytes are stored as sent');
+    await waitFor(async () => (await query(`SELECT 1 FROM messages WHERE external_id LIKE 'large-_.xml' AND status IN ('applied', 'rejected')`)).length === 3, 'all answered', 30_000);
   });
 
   test('a document whose handler fails holds back only its own agreement\'s later documents, and all apply in order once it recovers', async () => {

@@ -131,17 +131,39 @@ export async function insertMessage(sql: Sql, message: NewMessage): Promise<bool
   return rows.length > 0;
 }
 
+/** Documents larger than this go in a statement of their own, their bytes as a binary parameter rather than hex text. */
+const MULTI_ROW_MAX_BYTES = 1024 * 1024;
+
 /**
- * Inserts received documents (status `received`) in one statement, in the given order,
- * so their `seq` follows it. Returns the ids that were inserted; a document the unique
- * indexes refuse (a duplicate of an earlier one, also of one earlier in the same list)
- * is left out, for the caller to record as a duplicate.
+ * Inserts received documents (status `received`) in the given order, so their `seq`
+ * follows it: runs of small documents in one statement each, a large one on its own.
+ * Returns the ids that were inserted; a document the unique indexes refuse (a
+ * duplicate of an earlier one, also of one earlier in the same list) is left out, for
+ * the caller to record as a duplicate.
  */
 export async function insertReceivedMessages(sql: Sql, messages: readonly NewMessage[]): Promise<Set<string>> {
-  if (messages.length === 0) return new Set();
+  const inserted = new Set<string>();
+  let run: NewMessage[] = [];
+  const flush = async () => {
+    for (const id of await insertSmallMessages(sql, run)) inserted.add(id);
+    run = [];
+  };
   for (const message of messages) {
     if (message.status !== 'received' || message.raw === null) throw new Error(`insertReceivedMessages takes received documents with their bytes (${message.id})`);
+    if (message.raw.byteLength <= MULTI_ROW_MAX_BYTES && messages.length > 1) {
+      run.push(message);
+      continue;
+    }
+    await flush();
+    if (await insertMessage(sql, message)) inserted.add(message.id);
   }
+  await flush();
+  return inserted;
+}
+
+/** Received documents in one statement, in order; the ids inserted. */
+async function insertSmallMessages(sql: Sql, messages: readonly NewMessage[]): Promise<Set<string>> {
+  if (messages.length === 0) return new Set();
   // Bytes travel as hex text: the same statement then runs on PostgreSQL and PGlite.
   const { rows } = await sql.query<{ message_id: string }>(
     `WITH input AS (
@@ -177,13 +199,6 @@ export async function getMessage(sql: Sql, id: string): Promise<StoredMessage | 
   return rows[0] ? toMessage(rows[0]) : undefined;
 }
 
-/** The message with its raw bytes (validation reads them outside any transaction). */
-export async function getMessageWithRaw(sql: Sql, id: string): Promise<(StoredMessage & { raw: Uint8Array | null }) | undefined> {
-  const { rows } = await sql.query<MessageRow & { raw: Uint8Array | null }>(`SELECT ${MESSAGE_COLUMNS}, raw FROM messages WHERE id = $1`, [id]);
-  const row = rows[0];
-  return row ? { ...toMessage(row), raw: row.raw } : undefined;
-}
-
 /** Several messages with their raw bytes in one query, in no particular order; unknown ids are left out. */
 export async function getMessagesWithRaw(sql: Sql, ids: readonly string[]): Promise<(StoredMessage & { raw: Uint8Array | null })[]> {
   if (ids.length === 0) return [];
@@ -201,23 +216,11 @@ export async function lockMessage(sql: Sql, id: string): Promise<(StoredMessage 
   return row ? { ...toMessage(row), raw: row.raw, document: row.document } : undefined;
 }
 
-/** Records the typed document; false when the message was no longer `received` (another run got there first). */
-export async function markValidated(
-  sql: Sql,
-  id: string,
-  fields: { messageType: string; orderingKey: string; document: unknown },
-): Promise<boolean> {
-  const { rows } = await sql.query(
-    `WITH updated AS (
-       UPDATE messages SET status = 'validated', message_type = $2, ordering_key = $3, document = $4, updated_at = now()
-        WHERE id = $1 AND status = 'received' RETURNING id)
-     INSERT INTO message_events (message_id, status, reason) SELECT id, 'validated', $2 FROM updated RETURNING message_id`,
-    [id, fields.messageType, fields.orderingKey, JSON.stringify(fields.document)],
-  );
-  return rows.length > 0;
-}
-
-/** markValidated for several messages in one statement; gives the ids that were still `received`. */
+/**
+ * Moves validated messages from `received` to `validated` with their type, ordering key
+ * and typed document, and a history event each, in one statement. Gives the ids that
+ * were still `received` (a second run changes nothing).
+ */
 export async function markValidatedMany(
   sql: Sql,
   validated: readonly { id: string; messageType: string; orderingKey: string; document: unknown }[],

@@ -58,19 +58,7 @@ export interface PendingDelivery {
   readonly requestMetadata: Record<string, unknown>;
 }
 
-/** The response and its request's routing facts in one query; undefined when there is no response. */
-export async function getPendingDelivery(sql: Sql, messageId: string): Promise<PendingDelivery | undefined> {
-  const { rows } = await sql.query<ResponseRow & { counterparty_id: string; channel: string; metadata: Record<string, unknown> }>(
-    `SELECT r.message_id, r.document_type, r.file_name, r.body, r.created_at, r.delivered_at, m.counterparty_id, m.channel, m.metadata
-       FROM responses r JOIN messages m ON m.id = r.message_id WHERE r.message_id = $1`,
-    [messageId],
-  );
-  const row = rows[0];
-  if (!row) return undefined;
-  return { response: toResponse(row), counterpartyId: row.counterparty_id, channel: row.channel, requestMetadata: row.metadata };
-}
-
-/** getPendingDelivery for several messages in one query, by message id. */
+/** The responses of several messages with their requests' routing facts, in one query, by message id; a message without a response is left out. */
 export async function getPendingDeliveries(sql: Sql, messageIds: readonly string[]): Promise<Map<string, PendingDelivery>> {
   if (messageIds.length === 0) return new Map();
   const { rows } = await sql.query<ResponseRow & { counterparty_id: string; channel: string; metadata: Record<string, unknown> }>(

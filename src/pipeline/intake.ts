@@ -50,7 +50,8 @@ async function receiveMany(deps: PipelineDeps, envelopes: readonly Envelope[]): 
   const fresh = prepared.flatMap((p) => ('value' in p && p.value.message.status === 'received' ? [p.value.message] : []));
   let inserted = new Set<string>();
   try {
-    inserted = await insertReceivedMessages(deps.db, fresh);
+    // All or none: a document failing to record leaves the whole lot to be offered again.
+    inserted = fresh.length > 1 ? await deps.db.transaction((tx) => insertReceivedMessages(tx, fresh)) : await insertReceivedMessages(deps.db, fresh);
   } catch (error) {
     for (const [index, p] of prepared.entries()) if ('value' in p && p.value.message.status === 'received') outcomes[index] = { error };
   }
