@@ -8,6 +8,7 @@ import type { GatewayConfig } from './config/config.schema.ts';
 import { PROJECT_ROOT } from './config/load-config.ts';
 import { GatewayError } from './core/gateway-error.ts';
 import type { IntakePort } from './channels/envelope.ts';
+import { DeliveryRouter } from './channels/delivery-router.ts';
 import { FolderInboxWatcher, FolderOutbox, ensureCounterpartyFolders, type FolderCounterparty } from './channels/folder.channel.ts';
 import type { Database } from './ledger/database.ts';
 import { migrate } from './ledger/migrate.ts';
@@ -80,7 +81,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
     const folders = new Map(config.counterparties.map((c) => [c.id, resolve(c.folder ?? join(dataDir, 'counterparties', c.id))]));
     const folderList: FolderCounterparty[] = [...folders].map(([id, folder]) => ({ id, folder }));
     await Promise.all(folderList.map((c) => ensureCounterpartyFolders(c.folder)));
-    const outbox = new FolderOutbox(folderList);
+    const router = new DeliveryRouter(new FolderOutbox(folderList), new Map(config.counterparties.map((c) => [c.id, c.replyBy])));
 
     let queues: PipelineQueues | undefined;
     let redis: Redis | undefined;
@@ -105,7 +106,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       limits: config.limits,
       rules: config.rules,
       clock: options.clock ?? (() => new Date()),
-      outboundFor: () => outbox,
+      outboundFor: (counterpartyId, requestChannel) => router.channelFor(counterpartyId, requestChannel),
       scheduler: queues ?? inline,
       log,
       stopping: stopping.signal,

@@ -19,6 +19,12 @@ export const counterpartySchema = z.strictObject({
   folder: z.string().min(1).optional(),
   /** Document types (root element names) or families the counterparty may send. */
   messageTypes: z.array(z.string().min(1)).default([]),
+  /**
+   * Which channel answers and outgoing documents go back on: 'request' (the one the
+   * request came by; the outbox folder when that channel cannot answer), or always one
+   * of 'folder', 'sftp', 'mail', 'ssek'.
+   */
+  replyBy: z.enum(['request', 'folder', 'sftp', 'mail', 'ssek']).default('request'),
 });
 
 export const configSchema = z.strictObject({

@@ -21,7 +21,7 @@ export async function deliverResponses(deps: PipelineDeps, messageIds: readonly 
       .filter(({ response }) => !response.deliveredAt)
       .map(async ({ response, counterpartyId, channel: requestChannel, requestMetadata }) => {
         const { messageId } = response;
-        const channel = deps.outboundFor(requestChannel);
+        const channel = deps.outboundFor(counterpartyId, requestChannel);
         try {
           const { target } = await channel.deliver({
             messageId,

@@ -40,8 +40,11 @@ export interface PipelineDeps {
   readonly limits: { readonly maxDocumentBytes: number; readonly maxXmlDepth: number };
   readonly rules: { readonly maxBackdateDays: number };
   readonly clock: () => Date;
-  /** The channel a response goes back on, by the channel the request came by. */
-  readonly outboundFor: (requestChannel: string) => OutboundChannel;
+  /**
+   * The channel an answer to this counterparty leaves by: its configured route, or the
+   * channel the request came by (undefined for a document the gateway starts itself).
+   */
+  readonly outboundFor: (counterpartyId: string, requestChannel: string | undefined) => OutboundChannel;
   readonly scheduler: StageScheduler;
   readonly log: Logger;
   /** Aborted when the process shuts down: long-running stage work stops at its next safe point. */
