@@ -1,0 +1,274 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ImapFlow } from 'imapflow';
+import { simpleParser } from 'mailparser';
+import type { Envelope, IntakeOutcome, IntakePort } from '../envelope.ts';
+import { fallbackMessageId, planMail, readParsedMail, type MailPlan, type ReadMail, type SenderDirectory, type SetAsideReason } from './mail-attachments.ts';
+
+/**
+ * Reads the gateway's mailbox over IMAP (imapflow) and hands each XML attachment to
+ * intake as a document from the counterparty the sender address belongs to. It waits
+ * for new mail with IDLE and also polls, and reconnects with exponential backoff when
+ * the server goes away.
+ *
+ * Invariants:
+ * - A mail leaves the mailbox only after intake has durably recorded every one of its
+ *   documents: then it is flagged \Seen and moved to the processed folder. If intake
+ *   fails the mail stays, and the watcher stops for this round so later mail does not
+ *   overtake it; the next round offers it again.
+ * - Every mail in the mailbox is taken, read or not: a mail that was flagged but not
+ *   yet moved when the connection broke is taken again, intake answers its documents
+ *   as duplicates, and it is moved then. Nothing is applied twice.
+ * - Mail from an unknown sender, without an XML attachment or that cannot be parsed is
+ *   recorded (SetAsideRecorder), logged as a warning and moved to the aside folder,
+ *   never deleted.
+ * - Mail is taken in the mailbox's order (UID), one at a time.
+ */
+
+/** The `mail.imap` settings. */
+export interface ImapSettings {
+  readonly host: string;
+  readonly port: number;
+  /** true: TLS from the first byte (port 993); false: STARTTLS when the server offers it. */
+  readonly secure: boolean;
+  readonly user: string;
+  readonly password: string;
+  /** The folder counterparties' mail arrives in. Default INBOX. */
+  readonly mailbox: string;
+  /** Where a mail goes once its documents are recorded; created when missing. */
+  readonly processedMailbox: string;
+  /** Where mail the gateway cannot take goes; created when missing. */
+  readonly asideMailbox: string;
+  /** How often the mailbox is looked at besides IDLE (the only way with `idle: false`). */
+  readonly pollIntervalMs: number;
+  /** Wait for new mail with IMAP IDLE. */
+  readonly idle: boolean;
+}
+
+/** A mail moved to the aside folder, as recorded for staff. */
+export interface SetAsideMail {
+  readonly mailMessageId: string;
+  readonly from: string | undefined;
+  readonly subject: string;
+  readonly reason: SetAsideReason;
+  readonly detail: string;
+  /** The folder the mail was moved to. */
+  readonly folder: string;
+  readonly receivedAt: Date;
+}
+
+/** Keeps a durable record of each mail set aside; recording the same mail twice is harmless. */
+export interface SetAsideRecorder {
+  record(mail: SetAsideMail): Promise<void>;
+}
+
+export interface MailboxLog {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface MailboxWatcherOptions {
+  readonly imap: ImapSettings;
+  readonly intake: IntakePort;
+  /** Sender address → counterparty id (see buildSenderDirectory). */
+  readonly senders: SenderDirectory;
+  readonly setAside: SetAsideRecorder;
+  /** Source of `receivedAt`. Default `() => new Date()`. */
+  readonly clock?: () => Date;
+  readonly log: MailboxLog;
+  /** First reconnect delay; doubles up to `reconnectMaxMs`, with jitter. Default 500. */
+  readonly reconnectMinMs?: number;
+  /** Default 30000. */
+  readonly reconnectMaxMs?: number;
+}
+
+export class MailboxWatcher {
+  readonly #options: MailboxWatcherOptions;
+  readonly #clock: () => Date;
+  readonly #stopping = new AbortController();
+  #loop: Promise<void> | undefined;
+  /** The open connection, closed at once by stop() unless a mail is being taken. */
+  #client: ImapFlow | undefined;
+  #taking = false;
+  /** Wakes the loop when it waits for mail. */
+  #wake: (() => void) | undefined;
+  /** New mail was announced while the loop was busy. */
+  #announced = false;
+
+  constructor(options: MailboxWatcherOptions) {
+    this.#options = Object.freeze({ ...options, imap: Object.freeze({ ...options.imap }) });
+    this.#clock = options.clock ?? (() => new Date());
+  }
+
+  /** Starts reading the mailbox in the background; connection problems are retried, never thrown. */
+  start(): void {
+    if (this.#loop) throw new Error('MailboxWatcher is already started');
+    this.#loop = this.#run();
+  }
+
+  /** Stops after the mail being taken, if any, and logs out. */
+  async stop(): Promise<void> {
+    this.#stopping.abort();
+    this.#wake?.();
+    // A connect or a wait is cut short; a mail being taken is finished first.
+    if (!this.#taking) this.#client?.close();
+    await this.#loop;
+  }
+
+  async #run(): Promise<void> {
+    const { reconnectMinMs = 500, reconnectMaxMs = 30_000 } = this.#options;
+    let delay = reconnectMinMs;
+    while (!this.#stopping.signal.aborted) {
+      const client = this.#connectClient();
+      try {
+        await client.connect();
+        delay = reconnectMinMs;
+        await this.#ensureFolders(client);
+        while (!this.#stopping.signal.aborted && client.usable) {
+          await this.#takeAll(client);
+          await this.#waitForMail(client);
+        }
+      } catch (error) {
+        if (!this.#stopping.signal.aborted) {
+          this.#options.log.warn({ err: errorText(error), host: this.#options.imap.host, retryInMs: delay }, 'mailbox connection failed; reconnecting');
+        }
+      } finally {
+        this.#client = undefined;
+        await closeClient(client);
+      }
+      if (this.#stopping.signal.aborted) break;
+      await sleep(delay * (0.75 + Math.random() / 2), undefined, { signal: this.#stopping.signal }).catch(() => undefined);
+      delay = Math.min(delay * 2, reconnectMaxMs);
+    }
+  }
+
+  #connectClient(): ImapFlow {
+    const { imap } = this.#options;
+    const client = new ImapFlow({
+      host: imap.host,
+      port: imap.port,
+      secure: imap.secure,
+      auth: { user: imap.user, pass: imap.password },
+      logger: false,
+      disableAutoIdle: !imap.idle,
+      autoIdleDelay: 1000,
+      connectionTimeout: 30_000,
+      greetingTimeout: 15_000,
+    });
+    // Without a listener an 'error' event would end the process; the loop sees the failure itself.
+    client.on('error', () => undefined);
+    client.on('exists', () => {
+      this.#announced = true;
+      this.#wake?.();
+    });
+    client.on('close', () => this.#wake?.());
+    this.#client = client;
+    return client;
+  }
+
+  async #ensureFolders(client: ImapFlow): Promise<void> {
+    const existing = new Set((await client.list()).map((mailbox) => mailbox.path));
+    for (const folder of [this.#options.imap.processedMailbox, this.#options.imap.asideMailbox]) {
+      if (!existing.has(folder)) await client.mailboxCreate(folder);
+    }
+  }
+
+  /** Resolves on announced mail, after the poll interval, when the connection closes, or on stop. */
+  async #waitForMail(client: ImapFlow): Promise<void> {
+    if (this.#announced || !client.usable || this.#stopping.signal.aborted) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.#wake?.(), this.#options.imap.pollIntervalMs);
+      this.#wake = () => {
+        clearTimeout(timer);
+        this.#wake = undefined;
+        resolve();
+      };
+    });
+  }
+
+  /** Takes every mail in the mailbox, oldest UID first; stops at a mail intake could not record. */
+  async #takeAll(client: ImapFlow): Promise<void> {
+    this.#announced = false;
+    const { mailbox } = this.#options.imap;
+    const lock = await client.getMailboxLock(mailbox);
+    try {
+      const uids = (await client.search({ all: true }, { uid: true })) || [];
+      for (const uid of [...uids].sort((a, b) => a - b)) {
+        if (this.#stopping.signal.aborted) return;
+        this.#taking = true;
+        try {
+          if (!(await this.#takeMail(client, uid))) return;
+        } finally {
+          this.#taking = false;
+        }
+      }
+    } finally {
+      lock.release();
+    }
+  }
+
+  /** Returns false when intake failed and the mail stays for the next round. */
+  async #takeMail(client: ImapFlow, uid: number): Promise<boolean> {
+    const fetched = await client.fetchOne(String(uid), { uid: true, source: true }, { uid: true });
+    if (!fetched) throw new Error(`mail UID ${uid} could not be fetched`);
+    if (!fetched.source) return true;
+    const receivedAt = this.#clock();
+    const { mail, plan } = await readMail(fetched.source, this.#options.senders, receivedAt);
+    if (plan.kind === 'aside') {
+      const { asideMailbox } = this.#options.imap;
+      await this.#options.setAside.record({
+        mailMessageId: mail.messageId, from: mail.from, subject: mail.subject, reason: plan.reason, detail: plan.detail, folder: asideMailbox, receivedAt,
+      });
+      this.#options.log.warn({ mailMessageId: mail.messageId, from: mail.from, subject: mail.subject, reason: plan.reason, detail: plan.detail, folder: asideMailbox }, 'mail set aside');
+      await move(client, uid, asideMailbox);
+      return true;
+    }
+    const outcomes = await receiveAll(this.#options.intake, plan.envelopes);
+    const failure = outcomes.find((outcome): outcome is { error: unknown } => 'error' in outcome);
+    if (failure) {
+      this.#options.log.warn({ err: errorText(failure.error), mailMessageId: mail.messageId, from: mail.from }, 'intake could not record the mail; it stays in the mailbox');
+      return false;
+    }
+    await flagSeen(client, uid);
+    await move(client, uid, this.#options.imap.processedMailbox);
+    this.#options.log.info({
+      mailMessageId: mail.messageId, counterpartyId: plan.counterpartyId,
+      messages: outcomes.map((outcome) => ('receipt' in outcome ? `${outcome.receipt.messageId}:${outcome.receipt.status}` : 'error')),
+    }, 'mail taken');
+    return true;
+  }
+}
+
+/** Parses one mail; a mail mailparser cannot read is planned for the aside folder. */
+async function readMail(source: Buffer, senders: SenderDirectory, receivedAt: Date): Promise<{ mail: ReadMail; plan: MailPlan }> {
+  try {
+    const mail = readParsedMail(await simpleParser(source), source);
+    return { mail, plan: planMail(mail, senders, receivedAt) };
+  } catch (error) {
+    const mail: ReadMail = { messageId: fallbackMessageId(source), from: undefined, subject: '', references: [], attachments: [] };
+    return { mail, plan: { kind: 'aside', reason: 'unreadable', detail: `the mail could not be parsed: ${errorText(error)}` } };
+  }
+}
+
+async function receiveAll(intake: IntakePort, envelopes: readonly Envelope[]): Promise<IntakeOutcome[]> {
+  if (envelopes.length > 1 && intake.receiveMany) return intake.receiveMany(envelopes);
+  const outcomes: IntakeOutcome[] = [];
+  for (const envelope of envelopes) outcomes.push(await intake.receive(envelope).then((receipt) => ({ receipt }), (error: unknown) => ({ error })));
+  return outcomes;
+}
+
+async function flagSeen(client: ImapFlow, uid: number): Promise<void> {
+  if (!(await client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true }))) throw new Error(`could not flag mail UID ${uid} as seen`);
+}
+
+async function move(client: ImapFlow, uid: number, folder: string): Promise<void> {
+  if (!(await client.messageMove(String(uid), folder, { uid: true }))) throw new Error(`could not move mail UID ${uid} to ${folder}`);
+}
+
+async function closeClient(client: ImapFlow): Promise<void> {
+  if (client.usable) await client.logout().catch(() => undefined);
+  client.close();
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,235 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type SftpClient from 'ssh2-sftp-client';
+import type { Envelope, IntakePort, IntakeReceipt } from '../envelope.ts';
+import { isTemporaryName } from '../folder.layout.ts';
+import type { SftpSession, SftpSessionLog } from './sftp-session.ts';
+
+/**
+ * Fetches a counterparty's documents from the outbox folder of its own SFTP server and
+ * hands each to intake.
+ *
+ * Invariants:
+ * - A file is taken only when two listings `stableMs` apart show the same size and
+ *   mtime, under a name that is not temporary (`isTemporaryName`), and when the remote
+ *   file still has that size and mtime after it was downloaded.
+ * - Nothing leaves the remote outbox before intake has durably recorded it: intake
+ *   commits, the fetch is recorded (`remote_files`), then the file is moved to
+ *   `archivePath` (or deleted), then marked removed.
+ * - A file version (path, size, mtime) already recorded is never handed to intake
+ *   again, across restarts: only its removal is finished. A stop between intake's
+ *   commit and the record is covered by finding the message by its metadata.
+ * - Files go to intake one at a time, oldest (mtime, then name) first.
+ * - A file larger than `maxDocumentBytes` is downloaded to disk, never read into
+ *   memory, and kept in the work folder's rejected/ as intake was promised.
+ */
+
+/** Where the poller remembers what it fetched (PostgreSQL `remote_files`). */
+export interface RemoteFileLedger {
+  /** The message a file version became, and whether it has left the remote outbox. */
+  findFetched(file: RemoteFileVersion, externalId: string): Promise<{ messageId: string; removed: boolean } | undefined>;
+  recordFetched(file: RemoteFileVersion, messageId: string): Promise<void>;
+  markRemoved(file: RemoteFileVersion): Promise<void>;
+}
+
+export interface RemoteFileVersion {
+  readonly counterpartyId: string;
+  readonly remotePath: string;
+  readonly size: number;
+  /** ms since the epoch (SFTP gives whole seconds). */
+  readonly mtime: number;
+}
+
+/** The remote folders of one counterparty, and how often and how patiently to look. */
+export interface RemoteSftpFolders {
+  /** Remote folder the counterparty puts documents for us in. */
+  readonly outboxPath: string;
+  /** Remote folder taken files move to as `<messageId>-<name>`; without it they are deleted. */
+  readonly archivePath?: string | undefined;
+  readonly pollIntervalMs: number;
+  /** Size and mtime must stand still across two listings this far apart. */
+  readonly stableMs: number;
+}
+
+export interface RemoteSftpPollerOptions {
+  readonly session: SftpSession;
+  readonly folders: RemoteSftpFolders;
+  readonly intake: IntakePort;
+  readonly ledger: RemoteFileLedger;
+  /** Local folder for this counterparty's downloads: incoming/ (scratch) and rejected/ (kept). */
+  readonly workDir: string;
+  /** Larger files are handed over as `{ path, setAsidePath }`, never read. */
+  readonly maxDocumentBytes: number;
+  readonly clock: () => Date;
+  readonly log: SftpSessionLog;
+}
+
+interface Sighting {
+  readonly size: number;
+  readonly mtime: number;
+  readonly since: number;
+}
+
+type Listed = SftpClient.FileInfo;
+
+export class RemoteSftpPoller {
+  readonly #options: RemoteSftpPollerOptions;
+  readonly #counterpartyId: string;
+  /** Last size and mtime seen per file name, and since when. */
+  readonly #sightings = new Map<string, Sighting>();
+  #timer: NodeJS.Timeout | undefined;
+  #polling: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(options: RemoteSftpPollerOptions) {
+    this.#options = Object.freeze({ ...options, folders: Object.freeze({ ...options.folders }) });
+    this.#counterpartyId = options.session.counterpartyId;
+  }
+
+  /** Clears scratch downloads of an earlier run and starts polling (the first poll at once). */
+  async start(): Promise<void> {
+    const incoming = join(this.#options.workDir, 'incoming');
+    await rm(incoming, { recursive: true, force: true });
+    await mkdir(incoming, { recursive: true });
+    this.#schedule(0);
+  }
+
+  /** Stops polling and waits for the poll in progress; a file half taken is finished at the next start. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#polling;
+  }
+
+  /** Lists the outbox once and takes every file that is ready. Exposed for tests and for `start`. */
+  async pollOnce(): Promise<void> {
+    const { session, folders } = this.#options;
+    const listing = await session.run('list', (client) => client.list(folders.outboxPath));
+    const now = Date.now();
+    const ready: Listed[] = [];
+    const listed = new Set<string>();
+    for (const file of listing) {
+      if (file.type !== '-' || isTemporaryName(file.name)) continue;
+      listed.add(file.name);
+      const seen = this.#sightings.get(file.name);
+      if (!seen || seen.size !== file.size || seen.mtime !== file.modifyTime) {
+        this.#sightings.set(file.name, { size: file.size, mtime: file.modifyTime, since: now });
+      } else if (now - seen.since >= folders.stableMs) {
+        ready.push(file);
+      }
+    }
+    for (const name of this.#sightings.keys()) if (!listed.has(name)) this.#sightings.delete(name);
+    ready.sort((a, b) => a.modifyTime - b.modifyTime || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const file of ready) {
+      if (this.#stopped) return;
+      await this.#take(file);
+      this.#sightings.delete(file.name);
+    }
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#polling = this.pollOnce()
+        .catch((error: unknown) => this.#options.log.warn({ err: error, counterpartyId: this.#counterpartyId }, 'remote SFTP poll failed; trying again'))
+        .finally(() => {
+          this.#polling = undefined;
+          this.#schedule(this.#options.folders.pollIntervalMs);
+        });
+    }, delayMs);
+  }
+
+  async #take(file: Listed): Promise<void> {
+    const { folders, ledger, log } = this.#options;
+    const version: RemoteFileVersion = {
+      counterpartyId: this.#counterpartyId, remotePath: `${folders.outboxPath.replace(/\/$/, '')}/${file.name}`, size: file.size, mtime: file.modifyTime,
+    };
+    const fetched = await ledger.findFetched(version, file.name);
+    if (fetched) {
+      if (fetched.removed) return;
+      // Found by its message alone when the gateway stopped before recording it: record it now.
+      await ledger.recordFetched(version, fetched.messageId);
+      await this.#remove(version, file.name, fetched.messageId);
+      return;
+    }
+    const local = await this.#download(version);
+    if (local === undefined) return;
+    let receipt: IntakeReceipt;
+    let envelope: Envelope;
+    try {
+      envelope = {
+        channel: 'sftp',
+        counterpartyId: this.#counterpartyId,
+        externalId: file.name,
+        receivedAt: this.#options.clock(),
+        content: await this.#content(local, file.name),
+        metadata: { remotePath: version.remotePath, size: version.size, mtime: version.mtime },
+      };
+      receipt = await this.#options.intake.receive(envelope);
+    } catch (error) {
+      await rm(local, { force: true });
+      throw error;
+    }
+    await ledger.recordFetched(version, receipt.messageId);
+    if ('setAsidePath' in envelope.content) await rename(local, envelope.content.setAsidePath);
+    else await rm(local, { force: true });
+    log.info({ counterpartyId: this.#counterpartyId, messageId: receipt.messageId, status: receipt.status, remotePath: version.remotePath }, 'remote file taken');
+    await this.#remove(version, file.name, receipt.messageId);
+  }
+
+  /** A recorded file that cannot leave the outbox must not hold up the files after it: the next poll tries again. */
+  async #remove(version: RemoteFileVersion, name: string, messageId: string): Promise<void> {
+    try {
+      await this.#removeRemote(version, name, messageId);
+    } catch (error) {
+      this.#options.log.warn(
+        { err: error, counterpartyId: this.#counterpartyId, messageId, remotePath: version.remotePath },
+        'remote file recorded but not yet archived or deleted; trying again at the next poll',
+      );
+    }
+  }
+
+  /** Downloads to the work folder; undefined when the remote file changed meanwhile (taken at a later poll). */
+  async #download(version: RemoteFileVersion): Promise<string | undefined> {
+    const { session, workDir } = this.#options;
+    const local = join(workDir, 'incoming', `${randomBytes(8).toString('hex')}.part`);
+    try {
+      const after = await session.run(`download ${version.remotePath}`, async (client) => {
+        await client.fastGet(version.remotePath, local, { concurrency: 4 });
+        return client.stat(version.remotePath);
+      });
+      const { size } = await stat(local);
+      if (size === version.size && after.size === version.size && after.modifyTime === version.mtime) return local;
+      this.#options.log.info({ counterpartyId: this.#counterpartyId, remotePath: version.remotePath }, 'remote file changed while downloading; taken later');
+    } catch (error) {
+      await rm(local, { force: true });
+      throw error;
+    }
+    await rm(local, { force: true });
+    this.#sightings.delete(version.remotePath.slice(version.remotePath.lastIndexOf('/') + 1));
+    return undefined;
+  }
+
+  async #content(local: string, name: string): Promise<Envelope['content']> {
+    const { maxDocumentBytes, workDir, clock } = this.#options;
+    const { size } = await stat(local);
+    if (size <= maxDocumentBytes) return { bytes: await readFile(local) };
+    const rejected = join(workDir, 'rejected');
+    await mkdir(rejected, { recursive: true });
+    return { path: local, setAsidePath: join(rejected, `${clock().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}-${name}`) };
+  }
+
+  /** Moves a recorded file to the remote archive (or deletes it), then marks it removed. */
+  async #removeRemote(version: RemoteFileVersion, name: string, messageId: string): Promise<void> {
+    const { session, folders, ledger } = this.#options;
+    const archive = folders.archivePath;
+    if (archive === undefined) {
+      await session.run(`delete ${version.remotePath}`, (client) => client.delete(version.remotePath, true));
+    } else {
+      const target = `${archive.replace(/\/$/, '')}/${messageId}-${name}`;
+      await session.run(`archive ${version.remotePath}`, (client) => client.rename(version.remotePath, target));
+    }
+    await ledger.markRemoved(version);
+  }
+}

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { GatewayError } from '../../core/gateway-error.ts';
+import { CATALOGUE_NAMESPACE } from '../../messages/schema-registry.ts';
+import { getResponse } from '../../ledger/responses.repository.ts';
+import { findMessageByTxId, recordSsekTransaction } from '../../ledger/ssek-transactions.repository.ts';
+import type { Database } from '../../ledger/database.ts';
+import type { IntakePort } from '../envelope.ts';
+import { isValidTxId, parseSsekRequest, type SsekFlow, type SsekRequest } from './ssek-envelope.ts';
+import { writeReceipt, writeSsekEnvelope } from './ssek-answer.ts';
+import type { ClientCertificate, SsekDirectory, SsekParty } from './ssek-parties.ts';
+import { verifyBodySignature } from './ws-security.ts';
+
+/**
+ * One SSEK request, from envelope bytes to the answer envelope. The header is checked
+ * before anything is recorded (receiver, sender and client certificate, TxId,
+ * signature); a document is then handed to intake under the TxId, and answered:
+ *  - sync: with its response when it is ready within `syncWaitMs`, else a receipt;
+ *  - pull and push: with a receipt at once (the response is fetched with GetResponse,
+ *    or pushed by the deliver stage);
+ *  - a repeated TxId: with the first document's answer when the body is the same, with
+ *    a TxIdAlreadyReceived fault when it differs. The repeat is recorded all the same.
+ * GetResponse (pull) reads the message store only and records nothing.
+ */
+export interface SsekEndpointOptions {
+  readonly db: Database;
+  readonly intake: IntakePort;
+  readonly directory: SsekDirectory;
+  readonly clock: () => Date;
+  readonly maxXmlDepth: number;
+  readonly syncWaitMs: number;
+  /** How often a synchronous request looks for its response. Default 25 ms. */
+  readonly pollMs?: number;
+}
+
+export async function handleSsekRequest(options: SsekEndpointOptions, bytes: Uint8Array, certificate: ClientCertificate | undefined): Promise<string> {
+  const request = parseSsekRequest(bytes, options.maxXmlDepth);
+  options.directory.checkReceiver(request.receiverId);
+  const party = options.directory.identify(request.senderId, certificate);
+  if (!isValidTxId(request.txId)) {
+    throw new GatewayError('SSEK_TX_ID_INVALID', request.txId ? `TxId "${request.txId}" is not a UUID.` : 'The SSEK header has no TxId.');
+  }
+  if (party.signingCertificate) verifyBodySignature(request, party.signingCertificate);
+  const body = request.documentName === 'GetResponse' && request.documentNamespace === CATALOGUE_NAMESPACE
+    ? await answerPull(options, party, request)
+    : await receiveDocument(options, party, request, request.txId);
+  const senderId = request.senderId ?? party.senderIds[0] ?? options.directory.insurerId;
+  return writeSsekEnvelope({ senderId: options.directory.insurerId, receiverId: senderId, txId: request.txId }, body);
+}
+
+async function receiveDocument(options: SsekEndpointOptions, party: SsekParty, request: SsekRequest, txId: string): Promise<string> {
+  const flow: SsekFlow = request.flow ?? party.flow;
+  if (flow === 'push' && !party.pushUrl) {
+    throw new GatewayError('SSEK_ENVELOPE_INVALID', 'Push was asked for, but the insurer has no push address for this sender; use sync or pull.');
+  }
+  const content = new TextEncoder().encode(request.document);
+  const receipt = await options.intake.receive({
+    channel: 'ssek',
+    counterpartyId: party.counterpartyId,
+    externalId: txId,
+    receivedAt: options.clock(),
+    content: { bytes: content },
+    metadata: { txId, senderId: request.senderId?.value, senderIdType: request.senderId?.type, flow, documentType: request.documentName },
+  });
+  await recordSsekTransaction(options.db, {
+    messageId: receipt.messageId, counterpartyId: party.counterpartyId, txId, senderId: request.senderId?.value ?? '',
+    flow, answeredInline: receipt.status !== 'received',
+  });
+  let answered = receipt.messageId;
+  if (receipt.status === 'duplicate') {
+    const original = await findMessageByTxId(options.db, party.counterpartyId, txId);
+    if (original) {
+      if (original.sha256 !== createHash('sha256').update(content).digest('hex')) {
+        throw new GatewayError('SSEK_TX_ID_ALREADY_RECEIVED', `TxId ${txId} was received before with another document (message ${original.id}); send a changed document under a new TxId.`);
+      }
+      answered = original.id;
+    }
+  }
+  return answerFor(options, answered, txId, flow, flow === 'sync' ? options.syncWaitMs : 0);
+}
+
+async function answerPull(options: SsekEndpointOptions, party: SsekParty, request: SsekRequest): Promise<string> {
+  const txId = request.documentRoot.children.find((child) => child.name === 'TxId')?.text.trim();
+  if (!txId) throw new GatewayError('SSEK_ENVELOPE_INVALID', 'GetResponse needs the TxId of the document whose response is wanted.');
+  const original = await findMessageByTxId(options.db, party.counterpartyId, txId);
+  if (!original) throw new GatewayError('SSEK_TX_ID_NOT_FOUND', `Nothing was received from this sender with TxId ${txId}.`);
+  return answerFor(options, original.id, txId, 'pull', 0);
+}
+
+/** The message's response, waiting for it up to `waitMs`; a receipt when it is not ready by then. */
+async function answerFor(options: SsekEndpointOptions, messageId: string, txId: string, flow: SsekFlow, waitMs: number): Promise<string> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const response = await getResponse(options.db, messageId);
+    if (response) return response.body;
+    if (Date.now() >= deadline) return writeReceipt({ messageId, txId, flow });
+    await new Promise((resolve) => setTimeout(resolve, Math.min(options.pollMs ?? 25, Math.max(1, deadline - Date.now()))));
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * The mailbox channel end to end on real servers: a private Dovecot (IMAP) holds the
+ * gateway's mailbox, a real SMTP server (smtp-server) takes the replies, and the
+ * gateway runs on the real PostgreSQL and Redis. Mail is put into the mailbox with
+ * IMAP APPEND, as a mail server delivering it would.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ImapFlow } from 'imapflow';
+import { startTestGateway, testSettings, waitFor, type TestGateway } from './support/harness.ts';
+import { startDovecot, type DovecotServer } from './support/dovecot.ts';
+import { startSmtpSink, type SmtpSink, type SinkMail } from './support/smtp-sink.ts';
+import { changeFee, salaryAdjustment, PERSONS } from './support/documents.ts';
+
+const EMPLOYER = 'HR@Employer.example';
+const GATEWAY = 'documents@insurer.example';
+
+interface Attachment {
+  readonly name: string;
+  readonly contentType: string;
+  readonly body: string;
+}
+
+/** A literal RFC 822 mail with base64 attachments, as a mail client sends it. */
+function composeMail(fields: { from: string; messageId: string; subject: string; references?: string; attachments: readonly Attachment[] }): string {
+  const boundary = `b-${randomBytes(6).toString('hex')}`;
+  const parts = [
+    `--${boundary}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nHej, here is this month's file.\r\n`,
+    ...fields.attachments.map((a) => {
+      const base64 = Buffer.from(a.body).toString('base64').replace(/.{76}/g, '$&\r\n');
+      return `--${boundary}\r\nContent-Type: ${a.contentType}; name="${a.name}"\r\nContent-Disposition: attachment; filename="${a.name}"\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64}\r\n`;
+    }),
+  ];
+  return [
+    `From: Employer HR <${fields.from}>`,
+    `To: ${GATEWAY}`,
+    `Subject: ${fields.subject}`,
+    `Message-ID: ${fields.messageId}`,
+    ...(fields.references ? [`References: ${fields.references}`] : []),
+    'Date: Sun, 22 Nov 2026 10:00:00 +0100',
+    'MIME-Version: 1.0',
+    `Content-Type: multipart/mixed; boundary="${boundary}"`,
+    '',
+    `${parts.join('')}--${boundary}--`,
+    '',
+  ].join('\r\n');
+}
+
+function fees(messageId: string, insurance = 'INS-100001', value = '0.25', pin: string = PERSONS.anna): Attachment {
+  return { name: `${messageId.toLowerCase()}.xml`, contentType: 'application/xml', body: changeFee({ messageId }, [{ pin, insurance, date: '2026-12-01', type: 'CapitalCharge', value }]) };
+}
+
+describe('the mailbox channel', () => {
+  let dovecot: DovecotServer;
+  let sink: SmtpSink;
+  let gateway: TestGateway;
+  let imap: ImapFlow;
+
+  before(async () => {
+    dovecot = await startDovecot();
+    sink = await startSmtpSink();
+    const defaults = testSettings('unused');
+    const counterparties = (defaults.counterparties as Record<string, unknown>[]).map((c) =>
+      c.id === 'demo-employer' ? { ...c, mail: { addresses: ['hr@employer.example', 'payroll@employer.example'] } } : c,
+    );
+    gateway = await startTestGateway({
+      settings: {
+        counterparties,
+        workers: { backoffMs: 50, attempts: 12, reconcileEveryMs: 500, reconcileAfterMs: 2000 },
+        mail: {
+          smtp: { host: sink.host, port: sink.port, secure: false, from: GATEWAY, timeoutMs: 5000 },
+          imap: {
+            host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, password: dovecot.password,
+            processedMailbox: 'Processed', asideMailbox: 'Set aside', pollIntervalMs: 300, idle: true,
+          },
+        },
+      },
+    });
+    imap = await connectImap();
+  });
+
+  after(async () => {
+    await imap?.logout().catch(() => undefined);
+    await gateway?.destroy();
+    await sink?.close();
+    await dovecot?.destroy();
+  });
+
+  async function connectImap(): Promise<ImapFlow> {
+    const client = new ImapFlow({ host: dovecot.host, port: dovecot.port, secure: false, auth: { user: dovecot.user, pass: dovecot.password }, logger: false });
+    client.on('error', () => undefined);
+    await client.connect();
+    return client;
+  }
+
+  /** The test's own IMAP connection, reopened after the server was restarted. */
+  async function client(): Promise<ImapFlow> {
+    if (!imap.usable) imap = await waitFor(() => connectImap().catch(() => undefined), 'the test IMAP connection');
+    return imap;
+  }
+
+  async function deliver(mail: string): Promise<void> {
+    const appended = await (await client()).append('INBOX', mail);
+    assert.ok(appended, 'the mail is in the INBOX');
+  }
+
+  /** Message-IDs and flags of the mail in a folder. */
+  async function folder(path: string): Promise<{ messageId: string; flags: string[] }[]> {
+    const c = await client();
+    const exists = (await c.list()).some((m) => m.path === path);
+    if (!exists) return [];
+    const lock = await c.getMailboxLock(path);
+    try {
+      const found = await c.fetchAll('1:*', { envelope: true, flags: true });
+      return found.map((m) => ({ messageId: m.envelope?.messageId ?? '', flags: [...(m.flags ?? [])] }));
+    } catch {
+      return []; // an empty folder
+    } finally {
+      lock.release();
+    }
+  }
+
+  const query = async <T>(sql: string, params: unknown[] = []) => (await gateway.deps.db.query<T>(sql, params)).rows;
+  const repliesTo = (messageId: string): SinkMail[] => sink.mails.filter((m) => m.parsed.inReplyTo === messageId);
+  const statusOf = async (externalId: string) => (await query<{ status: string }>('SELECT status FROM messages WHERE external_id = $1 ORDER BY seq', [externalId])).map((r) => r.status);
+
+  test('a ChangeFee attachment is applied, the mail moved to Processed and the response mailed back as a reply', async () => {
+    const messageId = '<fees-1.20261122@employer.example>';
+    await deliver(composeMail({ from: EMPLOYER, messageId, subject: 'Fees November', references: '<earlier@employer.example>', attachments: [fees('MAIL-FEES-1')] }));
+
+    const [reply] = await waitFor(() => (repliesTo(messageId).length ? repliesTo(messageId) : undefined), 'the reply mail');
+    assert.ok(reply);
+    assert.deepEqual(await statusOf(`${messageId}/mail-fees-1.xml`), ['applied']);
+    const rows = await query<{ value: string }>(
+      `SELECT f.value::text FROM insurance_fees f JOIN messages m ON m.id = f.message_id WHERE m.external_id = $1`, [`${messageId}/mail-fees-1.xml`],
+    );
+    assert.deepEqual(rows, [{ value: '0.2500' }]);
+
+    assert.deepEqual(reply.envelopeTo.map((a) => a.toLowerCase()), [EMPLOYER.toLowerCase()]);
+    assert.equal(reply.parsed.subject, 'Re: Fees November');
+    assert.deepEqual(reply.parsed.references, ['<earlier@employer.example>', messageId]);
+    assert.match(reply.parsed.messageId ?? '', /^<[0-9A-Z]{26}\.ChangeFeeResponse@depot-gateway>$/);
+    assert.equal(reply.parsed.attachments.length, 1);
+    const attachment = reply.parsed.attachments[0];
+    assert.match(attachment?.filename ?? '', /^mail-fees-1\.[0-9A-Z]{26}\.ChangeFeeResponse\.xml$/);
+    const body = attachment?.content.toString('utf8') ?? '';
+    assert.match(body, /<InResponseTo>MAIL-FEES-1<\/InResponseTo>/);
+    assert.match(body, /<Status>Accepted<\/Status>/);
+
+    const processed = await waitFor(async () => (await folder('Processed')).find((m) => m.messageId === messageId), 'the mail in Processed');
+    assert.ok(processed.flags.includes('\\Seen'));
+    assert.deepEqual((await folder('INBOX')).filter((m) => m.messageId === messageId), []);
+    const [delivery] = await query<{ channel: string; outcome: string; target: string }>(
+      `SELECT d.channel, d.outcome, d.target FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.external_id = $1`, [`${messageId}/mail-fees-1.xml`],
+    );
+    assert.deepEqual({ channel: delivery?.channel, outcome: delivery?.outcome }, { channel: 'mail', outcome: 'delivered' });
+    assert.match(delivery?.target ?? '', /^HR@Employer\.example </);
+  });
+
+  test('two XML attachments in one mail are two messages, each answered', async () => {
+    const messageId = '<two-docs@employer.example>';
+    const salary: Attachment = {
+      name: 'salaries.xml', contentType: 'text/xml',
+      body: salaryAdjustment({ messageId: 'MAIL-SAL-1' }, [{ pin: PERSONS.bertil, date: '2026-12-01', salary: '612000' }]),
+    };
+    const pdf: Attachment = { name: 'cover-letter.pdf', contentType: 'application/pdf', body: '%PDF-1.4 not a document for us' };
+    await deliver(composeMail({ from: 'payroll@employer.example', messageId, subject: 'Two files', attachments: [fees('MAIL-FEES-2', 'INS-100002', '0.30', PERSONS.bertil), pdf, salary] }));
+
+    await waitFor(() => repliesTo(messageId).length === 2, 'two replies');
+    assert.deepEqual(await statusOf(`${messageId}/mail-fees-2.xml`), ['applied']);
+    assert.deepEqual(await statusOf(`${messageId}/salaries.xml`), ['applied']);
+    assert.deepEqual((await query('SELECT 1 FROM messages WHERE external_id LIKE $1', [`${messageId}/%`])).length, 2, 'the PDF is not a document');
+    const names = repliesTo(messageId).map((m) => m.parsed.attachments[0]?.filename ?? '').sort();
+    assert.match(names[0] ?? '', /ChangeFeeResponse\.xml$/);
+    assert.match(names[1] ?? '', /SalaryAdjustmentResponse\.xml$/);
+    assert.ok(repliesTo(messageId).every((m) => m.envelopeTo[0] === 'payroll@employer.example'));
+    await waitFor(async () => (await folder('Processed')).some((m) => m.messageId === messageId), 'the mail in Processed');
+  });
+
+  test('mail from an unknown sender and mail without XML are set aside and recorded, nothing applied', async () => {
+    const stranger = '<stranger@elsewhere.example>';
+    const noXml = '<no-xml@employer.example>';
+    await deliver(composeMail({ from: 'someone@elsewhere.example', messageId: stranger, subject: 'Fees', attachments: [fees('MAIL-FEES-STRANGER')] }));
+    await deliver(composeMail({ from: EMPLOYER, messageId: noXml, subject: 'Forgot the file', attachments: [{ name: 'notes.txt', contentType: 'text/plain', body: 'see attached' }] }));
+
+    const recorded = await waitFor(async () => {
+      const rows = await query<{ mail_message_id: string; sender: string; reason: string; folder: string }>(
+        'SELECT mail_message_id, sender, reason, folder FROM mail_set_aside WHERE mail_message_id = ANY($1) ORDER BY mail_message_id', [[stranger, noXml]],
+      );
+      return rows.length === 2 ? rows : undefined;
+    }, 'two set-aside records');
+    assert.deepEqual(recorded, [
+      { mail_message_id: noXml, sender: EMPLOYER, reason: 'no-xml-attachment', folder: 'Set aside' },
+      { mail_message_id: stranger, sender: 'someone@elsewhere.example', reason: 'unknown-sender', folder: 'Set aside' },
+    ]);
+    await waitFor(async () => {
+      const aside = (await folder('Set aside')).map((m) => m.messageId);
+      return aside.includes(stranger) && aside.includes(noXml);
+    }, 'both mails in the aside folder');
+    assert.deepEqual((await folder('INBOX')).filter((m) => [stranger, noXml].includes(m.messageId)), []);
+    assert.deepEqual(await query('SELECT 1 FROM messages WHERE external_id LIKE $1 OR external_id LIKE $2', [`${stranger}/%`, `${noXml}/%`]), []);
+    assert.deepEqual(repliesTo(stranger), []);
+  });
+
+  test('the IMAP server going away while mail is taken loses nothing and applies nothing twice', async () => {
+    const count = 12;
+    const ids = Array.from({ length: count }, (_, i) => `<outage-${i}@employer.example>`);
+    const c = await client();
+    // Appended while the watcher is busy elsewhere is fine: it takes them in UID order.
+    for (const [i, id] of ids.entries()) {
+      await c.append('INBOX', composeMail({ from: EMPLOYER, messageId: id, subject: `Outage ${i}`, attachments: [fees(`MAIL-OUT-${i}`, 'INS-100006', `0.${10 + i}`)] }));
+    }
+    await waitFor(async () => (await query('SELECT 1 FROM messages WHERE external_id LIKE $1', ['<outage-%'])).length > 0, 'the first mail taken', 15_000);
+    await dovecot.kill();
+    const takenBeforeOutage = (await query('SELECT 1 FROM messages WHERE external_id LIKE $1', ['<outage-%'])).length;
+    assert.ok(takenBeforeOutage < count, `the server went away while mail was being taken (${takenBeforeOutage} of ${count} taken)`);
+    await sleep(700);
+    await dovecot.start();
+
+    await waitFor(async () => {
+      const processed = new Set((await folder('Processed')).map((m) => m.messageId));
+      return ids.every((id) => processed.has(id));
+    }, 'every mail in Processed', 30_000).catch(async (error: Error) => assert.fail(`${error.message}\n${await dovecot.log()}`));
+    assert.deepEqual((await folder('INBOX')).filter((m) => ids.includes(m.messageId)), []);
+    await waitFor(async () => (await query(`SELECT 1 FROM messages WHERE external_id LIKE '<outage-%' AND status = 'applied'`)).length === count, 'every document applied', 30_000);
+    for (const [i, id] of ids.entries()) {
+      const statuses = await statusOf(`${id}/mail-out-${i}.xml`);
+      assert.equal(statuses.filter((s) => s === 'applied').length, 1, `${id}: applied once`);
+      assert.ok(statuses.every((s) => s === 'applied' || s === 'duplicate'), `${id}: ${statuses.join(', ')}`);
+    }
+    const applied = await query<{ n: string }>(
+      `SELECT count(*)::text AS n FROM insurance_fees f JOIN messages m ON m.id = f.message_id WHERE m.external_id LIKE '<outage-%'`,
+    );
+    assert.deepEqual(applied, [{ n: String(count) }]);
+  });
+
+  test('a reply the SMTP server refuses at first is retried and arrives once', async () => {
+    const messageId = '<refused@employer.example>';
+    sink.refusing = true;
+    const refusedBefore = sink.refused;
+    await deliver(composeMail({ from: EMPLOYER, messageId, subject: 'Retry please', attachments: [fees('MAIL-FEES-RETRY', 'INS-100001', '0.35')] }));
+    await waitFor(() => sink.refused >= refusedBefore + 2, 'two refused attempts', 30_000);
+    sink.refusing = false;
+
+    await waitFor(() => repliesTo(messageId).length > 0, 'the reply once the server accepts', 30_000);
+    await sleep(500);
+    assert.equal(repliesTo(messageId).length, 1, 'exactly one reply');
+    const outcomes = await query<{ outcome: string }>(
+      `SELECT d.outcome FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.external_id = $1 ORDER BY d.id`, [`${messageId}/mail-fees-retry.xml`],
+    );
+    assert.ok(outcomes.length >= 3, `attempts: ${outcomes.map((o) => o.outcome).join(', ')}`);
+    assert.ok(outcomes.slice(0, -1).every((o) => o.outcome === 'failed'));
+    assert.equal(outcomes.at(-1)?.outcome, 'delivered');
+    assert.deepEqual(await statusOf(`${messageId}/mail-fees-retry.xml`), ['applied']);
+  });
+});

@@ -1,0 +1,270 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { appendFile, mkdir, readdir, readFile, rename, stat, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { SftpSession, type SftpSessionLog } from '../src/channels/remote-sftp/sftp-session.ts';
+import { isGatewayError } from '../src/core/gateway-error.ts';
+import { changeFee, PERSONS } from './support/documents.ts';
+import { createDemoLedgerTemplate, createTestDatabase, startTestGateway, testSettings, waitFor, type TestDatabase, type TestGateway } from './support/harness.ts';
+import { startSshd, type SshdServer } from './support/sshd.ts';
+
+/**
+ * The remote SFTP channel against OpenSSH's sshd (internal-sftp) on loopback: the
+ * counterparty demo-employer hosts its own server; the gateway polls its outbox, pushes
+ * answers to its inbox and archives what it took. The counterparty's own side writes
+ * into the served folders directly or uploads with the `sftp` command-line client.
+ */
+
+const run = promisify(execFile);
+let sshd: SshdServer;
+let template: TestDatabase;
+const gateways: TestGateway[] = [];
+const databases: TestDatabase[] = [];
+
+before(async () => {
+  sshd = await startSshd();
+  template = await createDemoLedgerTemplate();
+});
+after(async () => {
+  for (const gateway of gateways.splice(0)) await gateway.destroy().catch(() => undefined);
+  await sshd?.destroy();
+  for (const database of databases.splice(0)) await database.drop();
+  await template?.drop();
+});
+
+interface Remote {
+  readonly outbox: string;
+  readonly inbox: string;
+  readonly archive: string;
+}
+
+/** Fresh remote folders for one test (the SFTP user sees the local paths). */
+async function remoteFolders(name: string, { createArchive = true } = {}): Promise<Remote> {
+  const base = join(sshd.root, name);
+  const remote = { outbox: join(base, 'outbox'), inbox: join(base, 'inbox'), archive: join(base, 'archive') };
+  await mkdir(remote.outbox, { recursive: true });
+  await mkdir(remote.inbox, { recursive: true });
+  if (createArchive) await mkdir(remote.archive, { recursive: true });
+  return remote;
+}
+
+/** demo-employer with its own SFTP server; the other counterparties as the harness has them. */
+function sftpSettings(remote: Remote, overrides: { hostKeySha256?: string; stableMs?: number; workers?: Record<string, unknown> } = {}): Record<string, unknown> {
+  const base = testSettings('unused');
+  const counterparties = (base.counterparties as Record<string, unknown>[]).map((c) =>
+    c.id !== 'demo-employer' ? c : {
+      ...c,
+      sftp: {
+        host: sshd.host, port: sshd.port, username: sshd.username, privateKeyPath: sshd.clientKeyPath,
+        hostKeySha256: overrides.hostKeySha256 ?? sshd.hostKeySha256,
+        outboxPath: remote.outbox, inboxPath: remote.inbox, archivePath: remote.archive,
+        pollIntervalMs: 100, stableMs: overrides.stableMs ?? 300, timeoutMs: 5000,
+      },
+    });
+  return {
+    counterparties,
+    workers: { backoffMs: 200, attempts: 12, reconcileEveryMs: 500, reconcileAfterMs: 2000, ...overrides.workers },
+  };
+}
+
+/** A gateway on a copy of the demo ledger (or on `database`, which outlives it). */
+async function startGateway(settings: Record<string, unknown>, database?: TestDatabase): Promise<TestGateway> {
+  if (!database) databases.push((database = await createTestDatabase(template.name)));
+  const gateway = await startTestGateway({ settings, database });
+  gateways.push(gateway);
+  return gateway;
+}
+
+async function stopGateway(gateway: TestGateway): Promise<void> {
+  gateways.splice(gateways.indexOf(gateway), 1);
+  await gateway.destroy();
+}
+
+const query = async <T>(gateway: TestGateway, sql: string, params: unknown[] = []) => (await gateway.deps.db.query<T>(sql, params)).rows;
+
+function feeDocument(name: string, value: string, date = '2026-12-01'): string {
+  return changeFee({ messageId: name }, [{ pin: PERSONS.cecilia, insurance: 'INS-100003', date, type: 'FixedCharge', value }]);
+}
+
+/** Messages of demo-employer by external id, oldest first. */
+function messagesNamed(gateway: TestGateway, names: readonly string[]) {
+  return query<{ id: string; external_id: string; status: string; channel: string; duplicate_of: string | null }>(
+    gateway,
+    `SELECT id, external_id, status, channel, duplicate_of FROM messages WHERE counterparty_id = 'demo-employer' AND external_id = ANY($1) ORDER BY seq`,
+    [names],
+  );
+}
+
+test('a document fetched from the remote outbox is applied, answered in the remote inbox and archived', async () => {
+  const remote = await remoteFolders('applied');
+  const gateway = await startGateway(sftpSettings(remote));
+  // The counterparty uploads the way the docs show: an sftp batch, temporary name then rename.
+  const local = join(gateway.dataDir, 'fees-sftp-1.xml');
+  await writeFile(local, changeFee({ messageId: 'FEES-SFTP-1' }, [
+    { pin: PERSONS.anna, insurance: 'INS-100001', date: '2026-12-01', type: 'CapitalCharge', value: '0.25' },
+  ]));
+  await sftpBatch([`put ${local} ${remote.outbox}/fees-sftp-1.xml.part`, `rename ${remote.outbox}/fees-sftp-1.xml.part ${remote.outbox}/fees-sftp-1.xml`]);
+
+  const [message] = await waitFor(async () => {
+    const rows = await messagesNamed(gateway, ['fees-sftp-1.xml']);
+    return rows[0]?.status === 'applied' && rows;
+  }, 'the fetched document to be applied');
+  assert.equal(message!.channel, 'sftp');
+  const fees = await query<{ value: string }>(gateway, `SELECT value::text FROM insurance_fees WHERE message_id = $1`, [message!.id]);
+  assert.deepEqual(fees, [{ value: '0.2500' }]);
+
+  const responseName = `fees-sftp-1.${message!.id}.ChangeFeeResponse.xml`;
+  await waitFor(async () => (await readdir(remote.inbox)).includes(responseName), 'the response in the remote inbox');
+  assert.deepEqual(await readdir(remote.inbox), [responseName], 'no temporary file is left beside the response');
+  const response = await readFile(join(remote.inbox, responseName), 'utf8');
+  assert.match(response, /<InResponseTo>FEES-SFTP-1<\/InResponseTo>/);
+  assert.match(response, /<Status>Accepted<\/Status>/);
+  // The counterparty fetches its answer with the sftp client.
+  const fetched = join(gateway.dataDir, 'answer.xml');
+  await sftpBatch([`get ${remote.inbox}/${responseName} ${fetched}`]);
+  assert.equal(await readFile(fetched, 'utf8'), response);
+
+  await waitFor(async () => (await readdir(remote.outbox)).length === 0, 'the remote outbox to be emptied');
+  assert.deepEqual(await readdir(remote.archive), [`${message!.id}-fees-sftp-1.xml`]);
+  const recorded = await query<{ message_id: string; removed: boolean }>(gateway,
+    `SELECT message_id, removed_at IS NOT NULL AS removed FROM remote_files WHERE counterparty_id = 'demo-employer'`);
+  assert.deepEqual(recorded, [{ message_id: message!.id, removed: true }]);
+  const deliveries = await query<{ channel: string; outcome: string }>(gateway, `SELECT channel, outcome FROM deliveries WHERE message_id = $1`, [message!.id]);
+  assert.deepEqual(deliveries, [{ channel: 'sftp', outcome: 'delivered' }]);
+  await stopGateway(gateway);
+});
+
+test('a file under a temporary name, or still growing, is not taken until it is complete', async () => {
+  const remote = await remoteFolders('incomplete');
+  const gateway = await startGateway(sftpSettings(remote, { stableMs: 1000 }));
+  const late = feeDocument('late.xml', '301');
+  const growing = feeDocument('growing.xml', '302', '2026-12-02');
+  await writeFile(join(remote.outbox, 'late.xml.filepart'), late);
+  // The counterparty's system writes growing.xml in pieces, 200 ms apart, for about 2 s.
+  const pieces = 10;
+  const step = Math.ceil(growing.length / pieces);
+  await writeFile(join(remote.outbox, 'growing.xml'), growing.slice(0, step));
+  for (let index = 1; index < pieces; index += 1) {
+    await sleep(200);
+    assert.deepEqual(await messagesNamed(gateway, ['growing.xml', 'late.xml', 'late.xml.filepart']), [], `nothing taken after ${index} pieces`);
+    await appendFile(join(remote.outbox, 'growing.xml'), growing.slice(index * step, (index + 1) * step));
+  }
+  assert.deepEqual(await messagesNamed(gateway, ['growing.xml', 'late.xml', 'late.xml.filepart']), []);
+  await rename(join(remote.outbox, 'late.xml.filepart'), join(remote.outbox, 'late.xml'));
+
+  const rows = await waitFor(async () => {
+    const found = await messagesNamed(gateway, ['growing.xml', 'late.xml']);
+    return found.length === 2 && found.every((m) => m.status === 'applied') && found;
+  }, 'both documents to be applied');
+  const raw = await query<{ external_id: string; raw: Uint8Array }>(gateway,
+    `SELECT external_id, raw FROM messages WHERE id = ANY($1) ORDER BY external_id`, [rows.map((m) => m.id)]);
+  assert.deepEqual(raw.map((m) => [m.external_id, Buffer.from(m.raw).toString('utf8')]), [['growing.xml', growing], ['late.xml', late]]);
+  await stopGateway(gateway);
+});
+
+test('the server going away mid-run loses nothing and duplicates nothing once it returns', async () => {
+  const remote = await remoteFolders('outage');
+  const gateway = await startGateway(sftpSettings(remote, { stableMs: 200 }));
+  const names = Array.from({ length: 20 }, (_, index) => `outage-${index + 1}.xml`);
+  for (const [index, name] of names.entries()) {
+    await writeFile(join(remote.outbox, name), feeDocument(name, String(310 + index), `2026-12-${String(index + 1).padStart(2, '0')}`));
+  }
+  await waitFor(async () => (await messagesNamed(gateway, names)).length > 0, 'the first document to be fetched', 30_000);
+  await sshd.kill();
+  assert.ok((await messagesNamed(gateway, names)).length < names.length, 'the server went away with files still to fetch');
+  await sleep(1500);
+  await sshd.start();
+
+  await waitFor(async () => {
+    const rows = await messagesNamed(gateway, names);
+    const inbox = (await readdir(remote.inbox)).filter((file) => file.endsWith('.ChangeFeeResponse.xml'));
+    return rows.length === names.length && rows.every((m) => m.status === 'applied') && inbox.length === names.length;
+  }, 'every document applied and answered', 60_000);
+  const rows = await messagesNamed(gateway, names);
+  assert.deepEqual(rows.map((m) => m.external_id).sort(), [...names].sort(), 'one message per file, none twice');
+  assert.ok(rows.every((m) => m.duplicate_of === null));
+  const responses = await query<{ n: string }>(gateway, `SELECT count(*)::text AS n FROM responses WHERE message_id = ANY($1) AND delivered_at IS NOT NULL`, [rows.map((m) => m.id)]);
+  assert.deepEqual(responses, [{ n: String(names.length) }]);
+  const fees = await query<{ n: string }>(gateway, `SELECT count(*)::text AS n FROM insurance_fees WHERE message_id = ANY($1)`, [rows.map((m) => m.id)]);
+  assert.deepEqual(fees, [{ n: String(names.length) }], 'each document applied exactly once');
+  assert.deepEqual((await readdir(remote.inbox)).filter((file) => !file.endsWith('.ChangeFeeResponse.xml')), [], 'no temporary upload left behind');
+  await waitFor(async () => (await readdir(remote.outbox)).length === 0, 'the remote outbox to be emptied');
+  assert.equal((await readdir(remote.archive)).length, names.length);
+  await stopGateway(gateway);
+});
+
+test('a restart after intake but before the remote removal does not create a second message', async () => {
+  const remote = await remoteFolders('restart', { createArchive: false }); // archiving fails until the folder exists
+  const database = await createTestDatabase(template.name);
+  databases.push(database);
+  const first = await startGateway(sftpSettings(remote), database);
+  await writeFile(join(remote.outbox, 'restart-1.xml'), feeDocument('restart-1.xml', '330'));
+  await waitFor(async () => (await messagesNamed(first, ['restart-1.xml']))[0]?.status === 'applied', 'restart-1.xml applied');
+  await waitFor(async () => (await query(first, `SELECT 1 FROM remote_files WHERE remote_path LIKE '%/restart-1.xml' AND removed_at IS NULL`)).length === 1,
+    'the fetch recorded');
+
+  // The other window: intake committed, then the gateway stopped before recording the fetch.
+  const windowDocument = feeDocument('restart-2.xml', '331', '2026-12-03');
+  const staged = join(first.dataDir, 'restart-2.xml');
+  await writeFile(staged, windowDocument);
+  const mtime = new Date('2026-11-20T08:00:00Z');
+  await utimes(staged, mtime, mtime);
+  await first.intake.receive({
+    channel: 'sftp', counterpartyId: 'demo-employer', externalId: 'restart-2.xml', receivedAt: new Date(),
+    content: { bytes: Buffer.from(windowDocument) },
+    metadata: { remotePath: join(remote.outbox, 'restart-2.xml'), size: Buffer.byteLength(windowDocument), mtime: mtime.getTime() },
+  });
+  await rename(staged, join(remote.outbox, 'restart-2.xml'));
+  await sleep(800); // polled at least twice: seen, stable, found already recorded, archiving fails
+  assert.deepEqual((await readdir(remote.outbox)).sort(), ['restart-1.xml', 'restart-2.xml']);
+  await stopGateway(first);
+
+  await mkdir(remote.archive);
+  const second = await startGateway(sftpSettings(remote), database);
+  await waitFor(async () => (await readdir(remote.outbox)).length === 0, 'both files archived after the restart');
+  const rows = await messagesNamed(second, ['restart-1.xml', 'restart-2.xml']);
+  assert.deepEqual(rows.map((m) => [m.external_id, m.duplicate_of]), [['restart-1.xml', null], ['restart-2.xml', null]], 'one message per file');
+  assert.deepEqual((await readdir(remote.archive)).sort(), rows.map((m) => `${m.id}-${m.external_id}`).sort());
+  const recorded = await query<{ message_id: string; removed: boolean }>(second,
+    `SELECT message_id, removed_at IS NOT NULL AS removed FROM remote_files ORDER BY remote_path`);
+  assert.deepEqual(recorded, rows.map((m) => ({ message_id: m.id, removed: true })));
+  await stopGateway(second);
+});
+
+test('a server whose host key is not the pinned one is refused and nothing is taken', async () => {
+  const wrongPin = `SHA256:${'A'.repeat(43)}`;
+  const errors: string[] = [];
+  const log: SftpSessionLog = { debug() {}, info() {}, warn() {}, error: (_obj, msg) => errors.push(msg ?? '') };
+  const endpoint = { host: sshd.host, port: sshd.port, username: sshd.username, privateKeyPath: sshd.clientKeyPath, timeoutMs: 5000 };
+  const refused = new SftpSession({ counterpartyId: 'demo-employer', endpoint: { ...endpoint, hostKeySha256: wrongPin }, log });
+  await assert.rejects(refused.run('list', (client) => client.list(sshd.root)), (error: unknown) => isGatewayError(error) && error.code === 'SFTP_HOST_KEY_MISMATCH');
+  await refused.close();
+  assert.equal(errors.length, 1);
+  assert.match(errors[0]!, /demo-employer/);
+  assert.ok(errors[0]!.includes(wrongPin) && errors[0]!.includes(sshd.hostKeySha256), 'the log names both fingerprints');
+  const trusted = new SftpSession({ counterpartyId: 'demo-employer', endpoint: { ...endpoint, hostKeySha256: sshd.hostKeySha256 }, log });
+  assert.ok(Array.isArray(await trusted.run('list', (client) => client.list(sshd.root))), 'the pinned key is accepted');
+  await trusted.close();
+
+  const remote = await remoteFolders('wrong-key');
+  const gateway = await startGateway(sftpSettings(remote, { hostKeySha256: wrongPin }));
+  await writeFile(join(remote.outbox, 'refused.xml'), feeDocument('refused.xml', '340'));
+  await sleep(1500);
+  assert.deepEqual(await query(gateway, `SELECT id FROM messages WHERE channel = 'sftp'`), []);
+  assert.deepEqual(await readdir(remote.outbox), ['refused.xml']);
+  assert.equal((await stat(join(remote.outbox, 'refused.xml'))).isFile(), true);
+  await stopGateway(gateway);
+});
+
+/** Runs an `sftp -b` batch as the counterparty would, trusting exactly the test server's key. */
+async function sftpBatch(commands: readonly string[]): Promise<void> {
+  const knownHosts = join(sshd.root, '..', 'known_hosts');
+  const { stdout } = await run('ssh-keyscan', ['-p', String(sshd.port), '-t', 'ed25519', sshd.host]);
+  await writeFile(knownHosts, stdout);
+  const batch = join(sshd.root, '..', `batch-${Date.now()}`);
+  await writeFile(batch, `${commands.join('\n')}\n`);
+  await run('sftp', ['-b', batch, '-i', sshd.clientKeyPath, '-P', String(sshd.port), '-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'StrictHostKeyChecking=yes', `${sshd.username}@${sshd.host}`]);
+}
