@@ -1,0 +1,54 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { accountDebit, birthDateOf, dailyValues, debitRun, debitRunKey, parseDebitRunKey, type AccountFacts } from './debit-run.ts';
+
+const base: AccountFacts = {
+  accountNumber: 'DEPA-1', insuranceNumber: 'INS-1', kind: 'K', insuredFrom: '2020-01-01',
+  annualFixedCharge: '360', annualCapitalPercent: '0.5', birthDate: '1975-06-01',
+  coverages: [{ type: 'repaymentProtection' }], deposits: [],
+  valuations: [{ asOf: '2024-03-28', totalValue: '200000.00', cash: '500.00' }],
+};
+
+test('daily values carry the last close over weekends and count days before the first valuation as 0', () => {
+  const values = dailyValues([{ asOf: '2024-04-03', totalValue: '10.00', cash: '0' }, { asOf: '2024-04-05', totalValue: '12.00', cash: '0' }], '2024-04-01', '2024-04-07');
+  assert.deepEqual(values, ['0', '0', '10.00', '10.00', '12.00', '12.00', '12.00']);
+  assert.equal(dailyValues([{ asOf: '2024-05-01', totalValue: '1', cash: '0' }], '2024-04-01', '2024-04-30'), undefined);
+});
+
+test('an account debit: lines per charge, zero lines left out, a sell order for what the cash lacks', () => {
+  const outcome = accountDebit(base, 2024, 2);
+  assert.ok('debit' in outcome);
+  const { debit } = outcome;
+  // 200 000.00 all 91 days of Q2 2024: capital 200 000 × 91 × 0.5 % / 366 = 91 000 / 366 = 248.6338… → 248.63
+  // risk: band 40–49 (48 on 2024-04-01), 200 000 / 1 000 × 0.10 × 3 = 60.00; K deposits none → no yield tax line.
+  assert.deepEqual(debit.lines.map((l) => [l.charge, l.amount, l.periodFrom, l.periodTo]), [
+    ['FixedCharge', '90.00', '2024-04-01', '2024-06-30'],
+    ['CapitalCharge', '248.63', '2024-04-01', '2024-06-30'],
+    ['RiskPremium', '60.00', '2024-04-01', '2024-06-30'],
+  ]);
+  assert.equal(debit.total, '398.63');
+  // Cash on the run date (2024-07-31) is the 500.00 of the latest valuation: it covers.
+  assert.equal(debit.sellOrder, undefined);
+  const poor = accountDebit({ ...base, valuations: [{ asOf: '2024-03-28', totalValue: '200000.00', cash: '100.50' }] }, 2024, 2);
+  assert.ok('debit' in poor);
+  assert.equal(poor.debit.sellOrder, '298.13'); // 398.63 − 100.50
+});
+
+test('accounts without values or rates are held, insurances not in force skipped', () => {
+  const run = debitRun([
+    { ...base, valuations: [] },
+    { ...base, accountNumber: 'DEPA-2', insuranceNumber: 'INS-2', insuredFrom: '2025-01-01' },
+    { ...base, accountNumber: 'DEPA-3', insuranceNumber: 'INS-3', kind: 'P', coverages: [], valuations: [{ asOf: '2025-12-31', totalValue: '1000.00', cash: '0' }] },
+  ], 2025, 4);
+  assert.deepEqual(run.debits.map((d) => d.accountNumber), ['DEPA-2']);
+  assert.deepEqual(run.held.map((h) => h.accountNumber), ['DEPA-1', 'DEPA-3']);
+  assert.match(run.held[1]?.reason ?? '', /No yield tax rate for P\/T in tax year 2026/);
+});
+
+test('run keys and birth dates', () => {
+  assert.equal(debitRunKey(2026, 3), '2026-Q3');
+  assert.deepEqual(parseDebitRunKey('2026-Q3'), { year: 2026, quarter: 3 });
+  assert.equal(parseDebitRunKey('2026-Q5'), undefined);
+  assert.equal(birthDateOf('197001011233'), '1970-01-01');
+  assert.equal(birthDateOf('197001611233'), '1970-01-01'); // coordination number: day + 60
+});

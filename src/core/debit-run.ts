@@ -1,0 +1,194 @@
+import { Decimal } from 'decimal.js';
+import { debitRunDate, type Quarter } from './banking-calendar.ts';
+import { addDays, type IsoDate } from './calendar-date.ts';
+import { quarterDebit, type Coverage, type Deposit, type ProductKind } from './charges/charges.ts';
+import { quarterSpan } from './charges/quarter-span.ts';
+
+/**
+ * One debit run, account by account: from the facts the ledger holds about each
+ * insured custody account to the lines the DebitAccounts file carries — fixed charge,
+ * capital charge, risk premium, yield tax (on the quarter's deposits, and in February
+ * on the opening value) — and a sell order when the account's cash does not cover
+ * the debit. Pure: the pipeline loads the facts and stores the result.
+ *
+ * Invariants:
+ * - every amount comes from the charges engine (src/core/charges), unchanged: a line
+ *   is never re-rounded here, and zero lines are left out (the file carries only
+ *   positive amounts);
+ * - the sell order is exactly what the cash lacks: debit total − available cash
+ *   (cash below zero counts as zero);
+ * - an account whose debit cannot be computed (no custody values yet, or no yield
+ *   tax rate for the year) is held back with the reason, never debited a guess; an
+ *   insurance not in force in the quarter is skipped without a word.
+ */
+
+/** The run key of the debit run covering a quarter, e.g. '2026-Q3'. */
+export function debitRunKey(year: number, quarter: Quarter): string {
+  return `${year}-Q${quarter}`;
+}
+
+/** Reads a run key back; undefined when it is not one. */
+export function parseDebitRunKey(key: string): { year: number; quarter: Quarter } | undefined {
+  const match = /^(\d{4})-Q([1-4])$/.exec(key);
+  return match ? { year: Number(match[1]), quarter: Number(match[2]) as Quarter } : undefined;
+}
+
+/** One day's close of a custody account, as the custodian reported it. */
+export interface Valuation {
+  readonly asOf: IsoDate;
+  readonly totalValue: string;
+  readonly cash: string;
+}
+
+/** What the ledger knows of one insured custody account for one debit run. */
+export interface AccountFacts {
+  readonly accountNumber: string;
+  readonly insuranceNumber: string;
+  readonly kind: ProductKind;
+  readonly insuredFrom: IsoDate;
+  readonly insuredThrough?: IsoDate | undefined;
+  /** SEK a year, from the insurance's fee history. */
+  readonly annualFixedCharge: string;
+  /** Percent a year, from the insurance's fee history. */
+  readonly annualCapitalPercent: string;
+  readonly birthDate: IsoDate;
+  readonly coverages: readonly Coverage[];
+  /** Deposits booked in the covered quarter. */
+  readonly deposits: readonly Deposit[];
+  /**
+   * The account's valuations from the last one before the quarter through the last
+   * one on or before the run date, in date order.
+   */
+  readonly valuations: readonly Valuation[];
+}
+
+export type ChargeName = 'FixedCharge' | 'CapitalCharge' | 'RiskPremium' | 'YieldTax';
+
+export interface DebitLine {
+  readonly charge: ChargeName;
+  /** For YieldTax: what it is levied on. */
+  readonly basis?: 'Deposits' | 'OpeningValue';
+  readonly amount: string;
+  readonly periodFrom: IsoDate;
+  readonly periodTo: IsoDate;
+}
+
+export interface AccountDebit {
+  readonly accountNumber: string;
+  readonly insuranceNumber: string;
+  readonly lines: readonly DebitLine[];
+  readonly total: string;
+  /** What must be sold so the cash covers the debit; undefined when it already does. */
+  readonly sellOrder: string | undefined;
+  /** False when a yield tax rate used is marked unconfirmed. */
+  readonly rateConfirmed: boolean;
+}
+
+export interface HeldAccount {
+  readonly accountNumber: string;
+  readonly insuranceNumber: string;
+  readonly reason: string;
+}
+
+export type AccountOutcome = { readonly debit: AccountDebit } | { readonly held: HeldAccount } | { readonly skipped: true };
+
+/**
+ * The value of each calendar day from `from` through `to`: the close of the latest
+ * valuation on or before the day (a weekend or holiday carries the last banking day's
+ * close). Days before the account's first valuation count as 0: the account held
+ * nothing yet. Undefined when no valuation lies on or before `to`.
+ */
+export function dailyValues(valuations: readonly Valuation[], from: IsoDate, to: IsoDate): string[] | undefined {
+  const sorted = [...valuations].sort((a, b) => a.asOf.localeCompare(b.asOf));
+  if (!sorted.some((valuation) => valuation.asOf <= to)) return undefined;
+  const values: string[] = [];
+  let index = -1;
+  for (let day = from; day <= to; day = addDays(day, 1)) {
+    while (index + 1 < sorted.length && sorted[index + 1]!.asOf <= day) index++;
+    values.push(index >= 0 ? sorted[index]!.totalValue : '0');
+  }
+  return values;
+}
+
+/** The latest valuation on or before a date. */
+function valuationOn(valuations: readonly Valuation[], date: IsoDate): Valuation | undefined {
+  return valuations.filter((valuation) => valuation.asOf <= date).sort((a, b) => b.asOf.localeCompare(a.asOf))[0];
+}
+
+/** Negative custody values (a trade settling) are counted as nothing held. */
+function nonNegative(amount: string): string {
+  return amount.startsWith('-') ? '0' : amount;
+}
+
+/** One account's outcome in the debit run covering `year` Q`quarter`. */
+export function accountDebit(facts: AccountFacts, year: number, quarter: Quarter): AccountOutcome {
+  const { accountNumber, insuranceNumber } = facts;
+  const span = quarterSpan({ year, quarter, insuredFrom: facts.insuredFrom, insuredThrough: facts.insuredThrough });
+  if (span.insuredDays === 0 || span.firstInsuredDay === undefined) return { skipped: true };
+  const insuredTo = facts.insuredThrough !== undefined && facts.insuredThrough < span.lastDay ? facts.insuredThrough : span.lastDay;
+  const days = dailyValues(facts.valuations, span.firstInsuredDay, insuredTo);
+  if (!days) return { held: { accountNumber, insuranceNumber, reason: `no custody values on or before ${insuredTo}` } };
+  const yearEnd = quarter === 4 ? valuationOn(facts.valuations, span.lastDay) : undefined;
+  let debit;
+  try {
+    debit = quarterDebit({
+      kind: facts.kind, year, quarter, insuredFrom: facts.insuredFrom, insuredThrough: facts.insuredThrough,
+      annualFixedCharge: facts.annualFixedCharge, annualCapitalPercent: facts.annualCapitalPercent,
+      values: { dailyValues: days.map(nonNegative) }, birthDate: facts.birthDate, coverages: facts.coverages,
+      deposits: facts.deposits, ...(quarter === 4 ? { yearEndValue: nonNegative(yearEnd?.totalValue ?? '0') } : {}),
+    });
+  } catch (error) {
+    if (error instanceof RangeError) return { held: { accountNumber, insuranceNumber, reason: error.message } };
+    throw error;
+  }
+  const quarterPeriod = { periodFrom: span.firstInsuredDay, periodTo: insuredTo };
+  const candidates: DebitLine[] = [
+    { charge: 'FixedCharge', amount: debit.fixedCharge, ...quarterPeriod },
+    { charge: 'CapitalCharge', amount: debit.capitalCharge, ...quarterPeriod },
+    { charge: 'RiskPremium', amount: debit.riskPremium, ...quarterPeriod },
+    { charge: 'YieldTax', basis: 'Deposits', amount: debit.yieldTaxOnDeposits, ...quarterPeriod },
+    { charge: 'YieldTax', basis: 'OpeningValue', amount: debit.yieldTaxOnOpeningValue, periodFrom: `${year + 1}-01-01`, periodTo: `${year + 1}-12-31` },
+  ];
+  const lines = candidates.filter((line) => new Decimal(line.amount).greaterThan(0));
+  const cash = valuationOn(facts.valuations, debitRunDate(year, quarter))?.cash ?? '0';
+  const lacking = new Decimal(debit.total).minus(Decimal.max(new Decimal(cash), 0));
+  return {
+    debit: {
+      accountNumber, insuranceNumber, lines, total: debit.total,
+      sellOrder: lacking.greaterThan(0) ? lacking.toFixed(2) : undefined,
+      rateConfirmed: debit.yieldTaxRateConfirmed,
+    },
+  };
+}
+
+export interface DebitRunResult {
+  readonly debits: readonly AccountDebit[];
+  readonly held: readonly HeldAccount[];
+}
+
+/** Every account's outcome in one debit run: the debits (those with lines) and the accounts held back. */
+export function debitRun(accounts: readonly AccountFacts[], year: number, quarter: Quarter): DebitRunResult {
+  const debits: AccountDebit[] = [];
+  const held: HeldAccount[] = [];
+  for (const facts of accounts) {
+    const outcome = accountDebit(facts, year, quarter);
+    if ('debit' in outcome && outcome.debit.lines.length > 0) debits.push(outcome.debit);
+    if ('held' in outcome) held.push(outcome.held);
+  }
+  return { debits, held };
+}
+
+/** The birth date a 12-digit personal identity number gives (a coordination number's day less 60). */
+export function birthDateOf(personalIdentityNumber: string): IsoDate {
+  const day = Number(personalIdentityNumber.slice(6, 8));
+  return `${personalIdentityNumber.slice(0, 4)}-${personalIdentityNumber.slice(4, 6)}-${String(day > 60 ? day - 60 : day).padStart(2, '0')}`;
+}
+
+/**
+ * The risk covers an insurance carries. Repayment protection is on every capital
+ * insurance (DOMAIN.md); the ledger records no other coverage yet, so P and T carry
+ * none until it does.
+ */
+export function coveragesOf(kind: ProductKind): Coverage[] {
+  return kind === 'K' ? [{ type: 'repaymentProtection' }] : [];
+}

@@ -1,0 +1,18 @@
+import type { CalendarJob } from './calendar.scheduler.ts';
+import { reportDeadlineJob, type DeadlineCheckDeps } from './report-deadlines.job.ts';
+import { debitRunJob, type RunDeps } from './debit-run.ts';
+import { payoutRunJob } from './payout-run.ts';
+
+/**
+ * The registry of calendar jobs the `worker` role schedules. A new kind of calendar
+ * work (debit runs, sell orders, payouts) is a module exporting a CalendarJob factory
+ * and one entry here; its dependencies join `CalendarJobDeps`.
+ */
+export type CalendarJobDeps = DeadlineCheckDeps & {
+  /** The debit and payout runs' dependencies; without them those jobs are not scheduled. */
+  readonly runs?: RunDeps;
+};
+
+export function calendarJobs(deps: CalendarJobDeps): CalendarJob[] {
+  return [reportDeadlineJob(deps), ...(deps.runs ? [debitRunJob(deps.runs), payoutRunJob(deps.runs)] : [])];
+}

@@ -1,0 +1,237 @@
+import type { Logger } from 'pino';
+import { debitRunDate, debitRunsOf, type Quarter } from '../core/banking-calendar.ts';
+import { stockholmDate } from '../core/calendar-date.ts';
+import { quarterSpan } from '../core/charges/quarter-span.ts';
+import { birthDateOf, coveragesOf, debitRun, debitRunKey, parseDebitRunKey, type AccountDebit, type HeldAccount } from '../core/debit-run.ts';
+import { GatewayError } from '../core/gateway-error.ts';
+import type { OutboundChannel } from '../channels/outbound.ts';
+import type { Sql } from '../ledger/database.ts';
+import {
+  custodiansDone, depositsOf, insertLines, insertRun, insuredAccounts, lockRun, recordDelivery, undeliveredDocuments, valuationsOf,
+  type StoredLine,
+} from '../ledger/debit-runs.repository.ts';
+import { DEBIT_ACCOUNTS, debitAccountsXml, type DebitAccountsAccount, type DebitAccountsRun } from '../messages/debit-accounts.document.ts';
+import type { CalendarJob } from './calendar.scheduler.ts';
+
+/**
+ * The quarterly debit run: reads each insured custody account's facts, asks the pure
+ * debit run (src/core/debit-run.ts) what to debit, stores the lines and one
+ * DebitAccounts document per custodian, and delivers each document to the
+ * custodian's outbound channel.
+ *
+ * Invariants:
+ * - one run key (`2026-Q3`, the quarter covered) and custodian give at most one
+ *   document: everything happens in the caller's transaction under the run key's
+ *   advisory lock, and a custodian that already has its row is skipped, so a repeat
+ *   (CLI re-run, a scheduler fire, a retry) produces nothing new;
+ * - the document's id and file name are deterministic (`DA-<run>-<custodian>`,
+ *   `debit-run-<run>.DebitAccounts.xml`), so a delivery repeated after a crash before
+ *   commit replaces the same file;
+ * - a custodian whose accounts are all held back gets no row and no file: the run
+ *   made again (CLI) once its values are in produces the file;
+ * - a failed delivery is tried again a few times with backoff and then fails the
+ *   transaction: nothing is stored, and the calendar job's retry (or the next fire,
+ *   or the next start) runs the period again — still one document.
+ */
+
+/** What a run needs besides the transaction. */
+export interface RunDeps {
+  /** Configured custodian counterparties by id: their organisation numbers go in the header. */
+  readonly custodians: ReadonlyMap<string, { readonly organisationNumber: string }>;
+  /** The insurer's organisation number. */
+  readonly insurerOrganisationNumber: string;
+  readonly outboundFor: (counterpartyId: string, requestChannel: string | undefined) => OutboundChannel;
+  readonly log: Logger;
+  /** Delivery attempts within one run and the first pause between them (doubling). Default 3 and 200 ms. */
+  readonly deliveryAttempts?: number;
+  readonly deliveryBackoffMs?: number;
+}
+
+export interface CustodianRunSummary {
+  readonly custodianId: string;
+  readonly documentId: string | undefined;
+  readonly fileName: string | undefined;
+  readonly accounts: number;
+  readonly total: string;
+  readonly held: readonly HeldAccount[];
+}
+
+export interface RunSummary {
+  readonly runKey: string;
+  readonly runDate: string;
+  /** Custodians this call produced a document (or a held-only row) for; empty on a repeat. */
+  readonly created: readonly CustodianRunSummary[];
+  /** Documents this call delivered (new ones, and ones a failed run left undelivered). */
+  readonly delivered: readonly { readonly documentId: string; readonly target: string }[];
+  /** With dryRun: the documents that would be made, not stored. */
+  readonly documents?: readonly { readonly custodianId: string; readonly body: string }[];
+}
+
+/** The configured custodians by id, from the counterparties. */
+export function custodianDirectory(counterparties: Iterable<{ id: string; role: string; organisationNumber: string }>): Map<string, { organisationNumber: string }> {
+  return new Map([...counterparties].filter((c) => c.role === 'custodian').map((c) => [c.id, { organisationNumber: c.organisationNumber }]));
+}
+
+export function documentIdOf(runKey: string, custodianId: string): string {
+  return `DA-${runKey}-${custodianId}`;
+}
+
+/** Runs (or, with dryRun, only computes) the debit run covering `year` Q`quarter`, inside the caller's transaction. */
+export async function runDebitRun(sql: Sql, deps: RunDeps, covered: { year: number; quarter: Quarter }, now: Date, options: { dryRun?: boolean } = {}): Promise<RunSummary> {
+  const { year, quarter } = covered;
+  const runKey = debitRunKey(year, quarter);
+  const runDate = debitRunDate(year, quarter);
+  await lockRun(sql, runKey);
+  const done = await custodiansDone(sql, runKey);
+  const span = quarterSpan({ year, quarter });
+  const rows = await insuredAccounts(sql, span.lastDay, done);
+  const accountNumbers = rows.map((row) => row.accountNumber);
+  const valuations = await valuationsOf(sql, accountNumbers, span.firstDay, runDate > span.lastDay ? runDate : span.lastDay);
+  const deposits = await depositsOf(sql, accountNumbers, span.firstDay, span.lastDay);
+
+  const created: CustodianRunSummary[] = [];
+  const documents: { custodianId: string; body: string }[] = [];
+  for (const custodianId of [...new Set(rows.map((row) => row.custodianId))]) {
+    const custodian = deps.custodians.get(custodianId);
+    const own = rows.filter((row) => row.custodianId === custodianId);
+    if (!custodian) {
+      deps.log.warn({ runKey, custodianId, accounts: own.length }, 'debit run: custody accounts at a custodian that is not a configured counterparty; not debited');
+      continue;
+    }
+    const unpriced = own.filter((row) => row.annualCapitalPercent === null);
+    const result = debitRun(
+      own.filter((row) => row.annualCapitalPercent !== null).map((row) => ({
+        accountNumber: row.accountNumber, insuranceNumber: row.insuranceNumber, kind: row.kind, insuredFrom: row.startDate,
+        annualFixedCharge: row.annualFixedCharge ?? '360', annualCapitalPercent: row.annualCapitalPercent ?? '0',
+        birthDate: birthDateOf(row.insuredPin), coverages: coveragesOf(row.kind),
+        deposits: deposits.get(row.accountNumber) ?? [], valuations: valuations.get(row.accountNumber) ?? [],
+      })),
+      year, quarter,
+    );
+    const held = [...result.held, ...unpriced.map((row) => ({ accountNumber: row.accountNumber, insuranceNumber: row.insuranceNumber, reason: 'no capital charge in the fee history' }))];
+    if (held.length > 0) deps.log.warn({ runKey, custodianId, held }, 'debit run: accounts held back');
+    if (result.debits.some((debit) => !debit.rateConfirmed)) deps.log.warn({ runKey, custodianId }, 'debit run: a yield tax rate used is unconfirmed');
+    const summary = await storeCustodianRun(sql, deps, {
+      runKey, custodianId, custodianOrganisationNumber: custodian.organisationNumber, runDate, now,
+      run: { kind: 'debit', year, quarter, runDate },
+      accounts: result.debits.map((debit) => accountOf(debit, runDate)),
+      lines: result.debits.flatMap((debit) => linesOf(debit, runDate)),
+      held, dryRun: options.dryRun === true, fileName: `debit-run-${runKey}.${DEBIT_ACCOUNTS}.xml`,
+    });
+    created.push({ ...summary, total: sumTotals(result.debits) });
+    if (summary.body) documents.push({ custodianId, body: summary.body });
+  }
+  if (options.dryRun) return { runKey, runDate, created, delivered: [], documents };
+  const delivered = await deliverRunDocuments(sql, deps, runKey, now);
+  return { runKey, runDate, created, delivered };
+}
+
+function accountOf(debit: AccountDebit, runDate: string): DebitAccountsAccount {
+  return {
+    accountNumber: debit.accountNumber, insuranceNumber: debit.insuranceNumber, debits: debit.lines,
+    sellOrders: debit.sellOrder ? [{ reason: 'Debit', amount: debit.sellOrder, sellBy: runDate }] : [],
+  };
+}
+
+function linesOf(debit: AccountDebit, runDate: string): StoredLine[] {
+  const lines: StoredLine[] = debit.lines.map((line) => ({ ...line, accountNumber: debit.accountNumber, insuranceNumber: debit.insuranceNumber }));
+  if (debit.sellOrder) lines.push({ accountNumber: debit.accountNumber, insuranceNumber: debit.insuranceNumber, charge: 'SellOrder', amount: debit.sellOrder, periodFrom: runDate, periodTo: runDate });
+  return lines;
+}
+
+function sumTotals(debits: readonly AccountDebit[]): string {
+  // Öre as integers: every total is already exact to the öre.
+  const ore = debits.reduce((sum, debit) => sum + BigInt(debit.total.replace('.', '')), 0n);
+  const text = ore.toString().padStart(3, '0');
+  return `${text.slice(0, -2)}.${text.slice(-2)}`;
+}
+
+/** Builds and (unless dryRun) stores one custodian's run row, lines and document. */
+export async function storeCustodianRun(
+  sql: Sql,
+  deps: RunDeps,
+  input: {
+    runKey: string; custodianId: string; custodianOrganisationNumber: string; runDate: string; now: Date; run: DebitAccountsRun;
+    accounts: readonly DebitAccountsAccount[]; lines: readonly StoredLine[]; held: readonly HeldAccount[]; dryRun: boolean; fileName: string;
+  },
+): Promise<Omit<CustodianRunSummary, 'total'> & { body: string | undefined }> {
+  const { runKey, custodianId, now } = input;
+  const documentId = input.accounts.length > 0 ? documentIdOf(runKey, custodianId) : undefined;
+  const body = documentId
+    ? debitAccountsXml({
+        messageId: documentId, createdAt: now, insurerOrganisationNumber: deps.insurerOrganisationNumber,
+        custodianOrganisationNumber: input.custodianOrganisationNumber, run: input.run, accounts: input.accounts,
+      })
+    : undefined;
+  const fileName = documentId ? input.fileName : undefined;
+  // Nothing to send (every account held back, or nothing owed): no row, so the run made
+  // again once the custodian's values are in still produces the custodian's file.
+  if (!input.dryRun && documentId) {
+    await insertRun(sql, {
+      runKey, custodianId, kind: input.run.kind, runDate: input.runDate, held: input.held, createdAt: now,
+      document: documentId && body && fileName ? { documentId, documentType: DEBIT_ACCOUNTS, fileName, body } : undefined,
+    });
+    await insertLines(sql, runKey, custodianId, input.lines);
+  }
+  return { custodianId, documentId, fileName, accounts: input.accounts.length, held: input.held, body };
+}
+
+/**
+ * Delivers every undelivered document of a run, each with a few attempts and backoff,
+ * recording the outcome. A document that still fails ends the run with DELIVERY_FAILED.
+ */
+export async function deliverRunDocuments(sql: Sql, deps: RunDeps, runKey: string, now: Date): Promise<{ documentId: string; target: string }[]> {
+  const attempts = deps.deliveryAttempts ?? 3;
+  const delivered: { documentId: string; target: string }[] = [];
+  for (const document of await undeliveredDocuments(sql, runKey)) {
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      try {
+        const channel = deps.outboundFor(document.counterpartyId, undefined);
+        const { target } = await channel.deliver({ ...document, messageId: document.documentId, requestMetadata: {} });
+        await recordDelivery(sql, document.documentId, { target, at: now });
+        delivered.push({ documentId: document.documentId, target });
+        deps.log.info({ runKey, documentId: document.documentId, target }, 'DebitAccounts delivered');
+        lastError = undefined;
+        break;
+      } catch (error) {
+        lastError = error;
+        deps.log.warn({ runKey, documentId: document.documentId, attempt, err: (error as Error).message }, 'DebitAccounts delivery failed');
+        if (attempt < attempts) await new Promise((resolve) => setTimeout(resolve, (deps.deliveryBackoffMs ?? 200) * 2 ** (attempt - 1)));
+      }
+    }
+    if (lastError !== undefined) {
+      throw new GatewayError('DELIVERY_FAILED', `${document.fileName} to ${document.counterpartyId} after ${attempts} attempts; the run is retried.`, {
+        cause: lastError, details: { runKey, documentId: document.documentId },
+      });
+    }
+  }
+  return delivered;
+}
+
+// ---- Calendar job ------------------------------------------------------------------
+
+export const DEBIT_RUN_JOB = 'debit-runs';
+/** Wakes the job each weekday morning; it runs a debit run once its run date has come. */
+export const DEBIT_RUN_PATTERNS = ['0 6 * * 1-5'] as const;
+/** How many of the latest debit runs a start after an outage still makes. */
+export const DEFAULT_DEBIT_CATCH_UP_RUNS = 2;
+
+/** The debit runs as a calendar job: a period is the run key of the quarter covered, due on its run date (Stockholm). */
+export function debitRunJob(deps: RunDeps & { readonly catchUpRuns?: number }): CalendarJob {
+  return {
+    name: DEBIT_RUN_JOB,
+    patterns: DEBIT_RUN_PATTERNS,
+    duePeriods(now) {
+      const today = stockholmDate(now);
+      const year = Number(today.slice(0, 4));
+      const due = [...debitRunsOf(year - 1), ...debitRunsOf(year)].filter((run) => run.runDate <= today);
+      return due.slice(-(deps.catchUpRuns ?? DEFAULT_DEBIT_CATCH_UP_RUNS)).map((run) => debitRunKey(run.coveredYear, run.coveredQuarter));
+    },
+    async run({ sql, period, firedAt }) {
+      const covered = parseDebitRunKey(period);
+      if (!covered) throw new RangeError(`not a debit run key: ${period}`);
+      await runDebitRun(sql, deps, covered, firedAt);
+    },
+  };
+}

@@ -1,0 +1,170 @@
+import { stockholmDate } from '../core/calendar-date.ts';
+import { GatewayError } from '../core/gateway-error.ts';
+import { addMonths, nextInstallment, requireYearMonth, type Installment, type PayoutTerms, type YearMonth } from '../core/payout-plan.ts';
+import type { Sql } from '../ledger/database.ts';
+import { custodiansDone, lockRun, type StoredLine } from '../ledger/debit-runs.repository.ts';
+import { DEBIT_ACCOUNTS, type DebitAccountsAccount } from '../messages/debit-accounts.document.ts';
+import type { CalendarJob } from './calendar.scheduler.ts';
+import { deliverRunDocuments, storeCustodianRun, type CustodianRunSummary, type RunDeps, type RunSummary } from './debit-run.ts';
+
+/**
+ * The monthly payout run: every insurance in payout gets its month's sell order (to
+ * reach the custodian by the 10th) and payout (paid by the 22nd), in one
+ * DebitAccounts document per custodian, until it is paid out. Installment amounts come
+ * from src/core/payout-plan.ts on the account's latest custody value.
+ *
+ * Invariants:
+ * - an insurance is paid at most once a month: `payout_orders` is keyed by insurance
+ *   and month, and the run, like the debit run, is one transaction per run key under
+ *   its lock that skips custodians already done — a repeat produces nothing new;
+ * - the insured is told once that payout can begin: a `payout_notices` row is written
+ *   with the first installment. The ledger holds no address for insured persons, so
+ *   the notice is recorded for the insurer's customer letters, not mailed;
+ * - delivery as in debit-run.ts: deterministic id and file name, retried, never a
+ *   second document.
+ */
+
+/** Puts an insurance in payout from a month, over a number of months or at a monthly amount. */
+export async function schedulePayout(sql: Sql, input: { insuranceNumber: string; startMonth: YearMonth; terms: PayoutTerms }, now: Date): Promise<void> {
+  requireYearMonth(input.startMonth);
+  const months = 'months' in input.terms ? input.terms.months : null;
+  const monthly = 'monthlyAmount' in input.terms ? input.terms.monthlyAmount : null;
+  const { rows } = await sql.query<{ insurance_number: string }>(
+    `INSERT INTO payouts (insurance_number, start_month, months, monthly_amount, created_at)
+     SELECT insurance_number, $2, $3, $4::numeric, $5 FROM insurances WHERE insurance_number = $1
+     ON CONFLICT (insurance_number) DO NOTHING RETURNING insurance_number`,
+    [input.insuranceNumber, input.startMonth, months, monthly, now],
+  );
+  if (rows.length === 0) {
+    throw new GatewayError('REQUEST_INVALID', `${input.insuranceNumber} is not an insurance, or is already in payout.`, { details: { insuranceNumber: input.insuranceNumber } });
+  }
+}
+
+interface DuePayout {
+  readonly insuranceNumber: string;
+  readonly accountNumber: string;
+  readonly custodianId: string;
+  readonly months: number | null;
+  readonly monthlyAmount: string | null;
+  readonly made: number;
+  readonly value: string | null;
+}
+
+async function duePayouts(sql: Sql, month: YearMonth, asOf: string, excluded: readonly string[]): Promise<DuePayout[]> {
+  const { rows } = await sql.query<DuePayout>(
+    `SELECT p.insurance_number AS "insuranceNumber", i.custody_account AS "accountNumber", a.custodian_id AS "custodianId",
+            p.months, p.monthly_amount::text AS "monthlyAmount",
+            (SELECT count(*)::int FROM payout_orders o WHERE o.insurance_number = p.insurance_number) AS made,
+            (SELECT v.total_value::text FROM custody_valuations v WHERE v.account_number = i.custody_account AND v.as_of <= $2
+              ORDER BY v.as_of DESC LIMIT 1) AS value
+       FROM payouts p
+       JOIN insurances i ON i.insurance_number = p.insurance_number
+       JOIN custody_accounts a ON a.account_number = i.custody_account
+      WHERE p.status <> 'completed' AND p.start_month <= $1 AND NOT (a.custodian_id = ANY($3::text[]))
+        AND NOT EXISTS (SELECT 1 FROM payout_orders o WHERE o.insurance_number = p.insurance_number AND o.month = $1)
+      ORDER BY a.custodian_id, i.custody_account`,
+    [month, asOf, excluded],
+  );
+  return rows;
+}
+
+/** Runs (or, with dryRun, only computes) the payout run of a month, inside the caller's transaction. */
+export async function runPayoutRun(sql: Sql, deps: RunDeps, month: YearMonth, now: Date, options: { dryRun?: boolean } = {}): Promise<RunSummary> {
+  requireYearMonth(month);
+  const runKey = month;
+  const runDate = stockholmDate(now);
+  await lockRun(sql, runKey);
+  const due = await duePayouts(sql, month, runDate, await custodiansDone(sql, runKey));
+  const created: CustodianRunSummary[] = [];
+  const documents: { custodianId: string; body: string }[] = [];
+  for (const custodianId of [...new Set(due.map((payout) => payout.custodianId))]) {
+    const custodian = deps.custodians.get(custodianId);
+    if (!custodian) {
+      deps.log.warn({ runKey, custodianId }, 'payout run: payouts at a custodian that is not a configured counterparty; not paid');
+      continue;
+    }
+    const installments: { payout: DuePayout; installment: Installment | undefined }[] = due
+      .filter((payout) => payout.custodianId === custodianId)
+      .map((payout) => ({
+        payout,
+        installment: nextInstallment({
+          month, installment: payout.made + 1, value: payout.value ?? '0',
+          terms: payout.months !== null ? { months: payout.months } : { monthlyAmount: payout.monthlyAmount ?? '0' },
+        }),
+      }));
+    const paying = installments.flatMap(({ payout, installment }) => (installment ? [{ payout, installment }] : []));
+    const accounts: DebitAccountsAccount[] = paying.map(({ payout, installment }) => ({
+      accountNumber: payout.accountNumber, insuranceNumber: payout.insuranceNumber, debits: [],
+      sellOrders: [{ reason: 'Payout', amount: installment.amount, sellBy: installment.sellBy }],
+      payout: { amount: installment.amount, payBy: installment.payBy, installment: installment.installment, final: installment.final },
+    }));
+    const lines: StoredLine[] = paying.map(({ payout, installment }) => ({
+      accountNumber: payout.accountNumber, insuranceNumber: payout.insuranceNumber, charge: 'SellOrder', basis: 'Payout',
+      amount: installment.amount, periodFrom: installment.sellBy, periodTo: installment.sellBy,
+    }));
+    const summary = await storeCustodianRun(sql, deps, {
+      runKey, custodianId, custodianOrganisationNumber: custodian.organisationNumber, runDate, now, run: { kind: 'payout', month },
+      accounts, lines, held: [], dryRun: options.dryRun === true, fileName: `payout-${month}.${DEBIT_ACCOUNTS}.xml`,
+    });
+    if (!options.dryRun) await recordInstallments(sql, runKey, custodianId, month, installments, now);
+    const total = paying.reduce((sum, { installment }) => sum + BigInt(installment.amount.replace('.', '')), 0n).toString().padStart(3, '0');
+    created.push({ ...summary, total: `${total.slice(0, -2)}.${total.slice(-2)}` });
+    if (summary.body) documents.push({ custodianId, body: summary.body });
+  }
+  if (options.dryRun) return { runKey, runDate, created, delivered: [], documents };
+  return { runKey, runDate, created, delivered: await deliverRunDocuments(sql, deps, runKey, now) };
+}
+
+/** Stores the month's orders, moves each payout on (paying / completed) and records the first-payout notices. */
+async function recordInstallments(
+  sql: Sql, runKey: string, custodianId: string, month: YearMonth,
+  installments: readonly { payout: DuePayout; installment: Installment | undefined }[], now: Date,
+): Promise<void> {
+  for (const { payout, installment } of installments) {
+    if (!installment) {
+      // No custody value reported yet is not "paid out": wait for the custodian's values.
+      if (payout.value === null) continue;
+      await sql.query(`UPDATE payouts SET status = 'completed', completed_month = $2 WHERE insurance_number = $1`, [payout.insuranceNumber, month]);
+      continue;
+    }
+    await sql.query(
+      `INSERT INTO payout_orders (insurance_number, month, installment, amount, sell_by, pay_by, final, run_key, custodian_id)
+       VALUES ($1, $2, $3, $4::numeric, $5, $6, $7, $8, $9)`,
+      [payout.insuranceNumber, month, installment.installment, installment.amount, installment.sellBy, installment.payBy, installment.final, runKey, custodianId],
+    );
+    await sql.query(
+      `UPDATE payouts SET status = $2, completed_month = CASE WHEN $2 = 'completed' THEN $3 END WHERE insurance_number = $1`,
+      [payout.insuranceNumber, installment.final ? 'completed' : 'paying', month],
+    );
+    if (installment.installment === 1) {
+      await sql.query(
+        `INSERT INTO payout_notices (insurance_number, first_month, recorded_at) VALUES ($1, $2, $3) ON CONFLICT (insurance_number) DO NOTHING`,
+        [payout.insuranceNumber, month, now],
+      );
+    }
+  }
+}
+
+// ---- Calendar job ------------------------------------------------------------------
+
+export const PAYOUT_RUN_JOB = 'payout-runs';
+/** The 1st of each month, and each weekday morning so a run that failed is tried again well before the 10th. */
+export const PAYOUT_RUN_PATTERNS = ['0 7 1 * *', '0 7 * * 1-5'] as const;
+/** How many months back a start after an outage still makes a payout run: this month and the one before. */
+export const DEFAULT_PAYOUT_CATCH_UP_MONTHS = 2;
+
+/** The payout runs as a calendar job: a period is a month 'YYYY-MM', due from its 1st (Stockholm). */
+export function payoutRunJob(deps: RunDeps & { readonly catchUpMonths?: number }): CalendarJob {
+  return {
+    name: PAYOUT_RUN_JOB,
+    patterns: PAYOUT_RUN_PATTERNS,
+    duePeriods(now) {
+      const current = stockholmDate(now).slice(0, 7);
+      const count = deps.catchUpMonths ?? DEFAULT_PAYOUT_CATCH_UP_MONTHS;
+      return Array.from({ length: count }, (_, i) => addMonths(current, i - count + 1));
+    },
+    async run({ sql, period, firedAt }) {
+      await runPayoutRun(sql, deps, period, firedAt);
+    },
+  };
+}

@@ -1,0 +1,172 @@
+import type { Logger } from 'pino';
+import { bankingDayOnOrBefore, bankingDaysBetween, previousBankingDay, reportDeadline } from '../core/banking-calendar.ts';
+import { addDays, isIsoDate, stockholmDate, type IsoDate } from '../core/calendar-date.ts';
+import { GatewayError } from '../core/gateway-error.ts';
+import { REPORT_STATUSES, noticeText, reportStatuses, type ReportKind, type ReportStatus } from '../core/report-deadlines.ts';
+import type { MailSender } from '../channels/mail/mail-sender.ts';
+import type { Sql } from '../ledger/database.ts';
+import { listRecordedDeadlines, lockUnnotifiedReports, markNotified, recordMissingReports, type RecordedReportDeadline } from '../ledger/report-deadlines.repository.ts';
+import type { CalendarJob } from './calendar.scheduler.ts';
+
+/**
+ * The custodian report deadline check, a calendar job, and the listing staff read
+ * (API and CLI).
+ *
+ * The check runs each banking day at 08:31 and 10:00 Stockholm time (and catches up
+ * at start): for the due days it covers it records a `missing` row for every expected
+ * report that has not arrived, then mails the operations address one notice listing
+ * every late or missing report of those days that no notice has listed yet, and marks
+ * them notified in the same transaction — a report is never mailed twice. Without
+ * mail settings the outcomes are still recorded, and mailed by the first check after
+ * mail is configured.
+ */
+
+/** Stockholm wall-clock times of the checks; each is a period of the calendar job. */
+export const DEADLINE_CHECK_TIMES = ['08:31', '10:00'] as const;
+/** The same times as cron patterns; weekends are skipped here, holidays by the banking calendar. */
+export const DEADLINE_CHECK_PATTERNS = ['31 8 * * 1-5', '0 10 * * 1-5'] as const;
+export const DEADLINE_CHECK_JOB = 'report-deadlines';
+/** How many banking days back a check missed while the gateway was down is still made at start. */
+export const DEFAULT_CATCH_UP_BANKING_DAYS = 10;
+
+export interface DeadlineCheckDeps {
+  /** Counterparties that must report daily: role custodian, not opted out. */
+  readonly custodians: readonly string[];
+  /** Without it (or without `operationsAddress`) outcomes are recorded but not mailed. */
+  readonly mailSender: MailSender | undefined;
+  readonly operationsAddress: string | undefined;
+  readonly log: Logger;
+  readonly catchUpBankingDays?: number;
+}
+
+export interface DeadlineCheckResult {
+  /** Missing rows written by this check. */
+  readonly recordedMissing: number;
+  /** The reports the notice listed (empty when none was sent). */
+  readonly notified: readonly RecordedReportDeadline[];
+}
+
+/** The custodians expected to report: every configured counterparty with role custodian and `reports` not false. */
+export function expectedCustodians(counterparties: readonly { id: string; role: string; reports?: boolean }[]): string[] {
+  return counterparties.filter((c) => c.role === 'custodian' && c.reports !== false).map((c) => c.id);
+}
+
+/** The latest banking day whose 08:30 deadline has passed at `now`. */
+export function latestPassedDueDay(now: Date): IsoDate {
+  const day = bankingDayOnOrBefore(stockholmDate(now));
+  return now.getTime() > reportDeadline(day).getTime() ? day : previousBankingDay(day);
+}
+
+/**
+ * Checks the given due days at `now`, inside the caller's transaction: records what is
+ * missing, and mails one notice of the late and missing reports not yet notified.
+ * `noticeId` makes a repeated notice (after a crash before commit) carry the same Message-ID.
+ */
+export async function checkReportDeadlines(
+  tx: Sql,
+  deps: DeadlineCheckDeps,
+  dueDays: readonly IsoDate[],
+  now: Date,
+  noticeId?: string,
+): Promise<DeadlineCheckResult> {
+  const first = dueDays[0];
+  const last = dueDays.at(-1);
+  if (first === undefined || last === undefined) return { recordedMissing: 0, notified: [] };
+  const missing = reportStatuses({ custodians: deps.custodians, dueDays, arrivals: [], now }).filter((r) => r.status === 'missing');
+  const recordedMissing = await recordMissingReports(tx, missing, now);
+  const unnotified = await lockUnnotifiedReports(tx, first, last);
+  if (unnotified.length === 0) return { recordedMissing, notified: [] };
+  if (!deps.mailSender || !deps.operationsAddress) {
+    deps.log.warn({ reports: unnotified.length }, 'late or missing custodian reports, but no mail.smtp or notifications.operationsAddress to tell anyone');
+    return { recordedMissing, notified: [] };
+  }
+  const { subject, text } = noticeText(unnotified, now);
+  await deps.mailSender.send({
+    to: deps.operationsAddress, subject, text,
+    ...(noticeId ? { messageId: `<report-deadlines.${noticeId.replace(/[^0-9A-Za-z.-]/g, '.')}@depot-gateway>` } : {}),
+  });
+  await markNotified(tx, unnotified, now);
+  deps.log.info({ reports: unnotified.length, to: deps.operationsAddress }, 'custodian report notice sent');
+  return { recordedMissing, notified: unnotified };
+}
+
+/** The deadline check as a calendar job: a period is one check, `YYYY-MM-DD HH:MM` Stockholm time. */
+export function reportDeadlineJob(deps: DeadlineCheckDeps): CalendarJob {
+  const horizon = deps.catchUpBankingDays ?? DEFAULT_CATCH_UP_BANKING_DAYS;
+  return {
+    name: DEADLINE_CHECK_JOB,
+    patterns: DEADLINE_CHECK_PATTERNS,
+    duePeriods(now) {
+      let day = bankingDayOnOrBefore(stockholmDate(now));
+      const days: IsoDate[] = [day];
+      for (let i = 1; i < horizon; i++) days.unshift((day = previousBankingDay(day)));
+      return days.flatMap((d) => DEADLINE_CHECK_TIMES.filter((time) => reportDeadline(d, time).getTime() <= now.getTime()).map((time) => `${d} ${time}`));
+    },
+    // A check covers its own day and every later one whose deadline has passed: the
+    // first check caught up at start sees the whole outage and sends one notice.
+    async run({ sql, period, firedAt }) {
+      const dueDays = bankingDaysBetween(period.slice(0, 10), latestPassedDueDay(firedAt));
+      await checkReportDeadlines(sql, deps, dueDays, firedAt, period);
+    },
+  };
+}
+
+// ---- Listing for staff -------------------------------------------------------------
+
+/** One row of the staff listing, as the API sends it and the CLI prints it. */
+export interface CustodianReportView {
+  readonly custodianId: string;
+  readonly kind: ReportKind;
+  readonly dueDay: IsoDate;
+  readonly deadline: string;
+  readonly status: ReportStatus;
+  readonly arrivedAt: string | null;
+  readonly messageId: string | null;
+  readonly notifiedAt: string | null;
+}
+
+export interface ReportQuery {
+  /** First due day; default 14 days before `to`. */
+  readonly from?: string | undefined;
+  /** Last due day; default today (Stockholm). */
+  readonly to?: string | undefined;
+  /** Only these statuses; default all. */
+  readonly statuses?: readonly string[] | undefined;
+}
+
+/** The widest range one listing covers, in days. */
+const MAX_RANGE_DAYS = 366;
+
+/**
+ * Every expected report of the banking days from `from` through `to`: the recorded
+ * outcome where there is one, else on-time/late from the arrival or pending/missing
+ * from the clock. Unknown statuses and bad dates are REQUEST_INVALID.
+ */
+export async function listCustodianReports(sql: Sql, custodians: readonly string[], query: ReportQuery, now: Date): Promise<CustodianReportView[]> {
+  const to = query.to ?? stockholmDate(now);
+  const from = query.from ?? addDays(to, -14);
+  for (const [name, value] of [['from', from], ['to', to]] as const) {
+    if (!isIsoDate(value) || addDays(value, 0) !== value) throw new GatewayError('REQUEST_INVALID', `"${name}" must be a date YYYY-MM-DD, not "${value}".`);
+  }
+  if (from > to || addDays(from, MAX_RANGE_DAYS) < to) throw new GatewayError('REQUEST_INVALID', `"from" must be on or before "to", at most ${MAX_RANGE_DAYS} days apart.`);
+  const statuses = query.statuses?.length ? new Set(query.statuses) : undefined;
+  for (const status of statuses ?? []) {
+    if (!(REPORT_STATUSES as readonly string[]).includes(status)) throw new GatewayError('REQUEST_INVALID', `unknown status "${status}"; one of ${REPORT_STATUSES.join(', ')}.`);
+  }
+
+  const recorded = await listRecordedDeadlines(sql, from, to);
+  const byKey = new Map(recorded.map((r) => [`${r.custodianId}|${r.kind}|${r.dueDay}`, r]));
+  const arrivals = recorded.flatMap((r) => (r.arrivedAt && r.messageId ? [{ ...r, arrivedAt: r.arrivedAt, messageId: r.messageId }] : []));
+  const expected = new Set(custodians);
+  const computed = reportStatuses({ custodians: [...new Set([...custodians, ...recorded.map((r) => r.custodianId)])], dueDays: bankingDaysBetween(from, to), arrivals, now });
+  return computed.flatMap((report) => {
+    const row = byKey.get(`${report.custodianId}|${report.kind}|${report.dueDay}`);
+    if (!row && !expected.has(report.custodianId)) return [];
+    const status = row?.status === 'missing' ? 'missing' : report.status;
+    if (statuses && !statuses.has(status)) return [];
+    return [{
+      custodianId: report.custodianId, kind: report.kind, dueDay: report.dueDay, deadline: report.deadline.toISOString(), status,
+      arrivedAt: report.arrivedAt?.toISOString() ?? null, messageId: report.messageId ?? null, notifiedAt: row?.notifiedAt?.toISOString() ?? null,
+    }];
+  });
+}

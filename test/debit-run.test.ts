@@ -1,0 +1,308 @@
+/**
+ * Debit and payout runs on the demo ledger in the real PostgreSQL, with the custody
+ * values and deposits a custodian would have reported inserted by the test: a full
+ * year of debit runs (February 2024 — Q4 2023 and the yield tax on the 2024 opening
+ * value — then April, July and October) for a P, a T and a K insurance, every amount
+ * of every file against figures worked out by hand; repeats that change nothing; a
+ * failed delivery that is retried into one document; monthly payouts until paid out;
+ * and the runs missed while the gateway was down, made at start.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../src/config/load-config.ts';
+import type { Sql } from '../src/ledger/database.ts';
+import { SchemaRegistry } from '../src/messages/schema-registry.ts';
+import { custodianDirectory, runDebitRun, type RunDeps } from '../src/pipeline/debit-run.ts';
+import { runPayoutRun, schedulePayout } from '../src/pipeline/payout-run.ts';
+import { createDemoLedgerTemplate, createTestDatabase, startTestGateway, waitFor, type TestDatabase, type TestGateway } from './support/harness.ts';
+
+const schemas = SchemaRegistry.load(join(PROJECT_ROOT, 'schemas'));
+let template: TestDatabase;
+
+before(async () => {
+  template = await createDemoLedgerTemplate();
+});
+after(() => template?.drop());
+
+async function gatewayOnDemoLedger(options: Parameters<typeof startTestGateway>[0] = {}): Promise<TestGateway> {
+  const database = await createTestDatabase(template.name);
+  const gateway = await startTestGateway({ roles: [], inline: true, database, ...options });
+  const destroy = gateway.destroy;
+  return { ...gateway, destroy: async () => { await destroy(); await database.drop(); } };
+}
+
+function runDeps(gateway: TestGateway): RunDeps {
+  return {
+    custodians: custodianDirectory(gateway.config.counterparties), insurerOrganisationNumber: gateway.config.ssek.organisationNumber,
+    outboundFor: gateway.deps.outboundFor, log: gateway.log, deliveryBackoffMs: 10,
+  };
+}
+
+/**
+ * The facts of 2023-Q4 … 2024-Q3. A private pension (P) is added: INS-100007 for Bertil
+ * on DEPA-100007, 360 a year and 0.4 %. The demo's T (INS-100001, DEPA-100001) and K
+ * (INS-100006, DEPA-100006) carry 360 and 0.35 %. Each account gets a value on the first
+ * day of each quarter (carried over every day of it) and the 31 December value.
+ */
+async function insertYear(sql: Sql): Promise<void> {
+  await sql.exec(`
+    INSERT INTO insurances (insurance_number, insured_pin, product_code, start_date, policyholder, custody_account)
+      VALUES ('INS-100007', '198002021239', 'PPF-DEPA', '2020-01-01', '198002021239', 'DEPA-100007');
+    INSERT INTO insurance_fees (insurance_number, fee_type, value, effective_date)
+      VALUES ('INS-100007', 'FixedCharge', 360, '2020-01-01'), ('INS-100007', 'CapitalCharge', 0.4, '2020-01-01');
+    INSERT INTO custody_accounts (account_number, custodian_id, opened_on) VALUES ('DEPA-100007', 'demo-custodian', '2020-01-01');
+    INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
+    SELECT account_number, as_of::date, cash, total_value - cash, total_value, 1, 'test' FROM (VALUES
+      ('DEPA-100007', '2023-10-01', 5000.00, 1000000.00), ('DEPA-100007', '2023-12-31', 5000.00, 1100000.00),
+      ('DEPA-100007', '2024-01-01', 2000.00, 1120000.00), ('DEPA-100007', '2024-04-01', 2000.00, 1150000.00),
+      ('DEPA-100007', '2024-07-01', 20000.00, 1180000.00),
+      ('DEPA-100001', '2023-10-01', 50000.00, 500000.00), ('DEPA-100001', '2023-12-31', 50000.00, 520000.00),
+      ('DEPA-100001', '2024-01-01', 50000.00, 530000.00), ('DEPA-100001', '2024-04-01', 50000.00, 540000.00),
+      ('DEPA-100001', '2024-07-01', 50000.00, 550000.00),
+      ('DEPA-100006', '2023-10-01', 100.00, 300000.00), ('DEPA-100006', '2023-12-31', 100.00, 310000.00),
+      ('DEPA-100006', '2024-01-01', 100.00, 320000.00), ('DEPA-100006', '2024-04-01', 10000.00, 330000.00),
+      ('DEPA-100006', '2024-07-01', 10000.00, 340000.00)
+    ) AS v(account_number, as_of, cash, total_value);
+    INSERT INTO custody_transactions (account_number, transaction_id, transaction_type, trade_date, settlement_date, amount, currency, message_id)
+    SELECT 'DEPA-100006', id, 'Deposit', d::date, d::date, amount, 'SEK', 'test' FROM (VALUES
+      ('T1', '2023-11-15', 10000.00), ('T2', '2024-02-10', 20000.00), ('T3', '2024-06-30', 5000.00), ('T4', '2024-07-01', 8000.00)
+    ) AS t(id, d, amount);
+  `);
+}
+
+type Lines = Record<string, Record<string, string>>;
+
+/** Account → { "Charge[/Basis]": amount, "SellOrder": amount, "Payout": amount … } from a DebitAccounts file. */
+function linesOf(xml: string): Lines {
+  const result: Lines = {};
+  for (const [, account] of xml.matchAll(/<Account>([\s\S]*?)<\/Account>/g)) {
+    const number = /<AccountNumber>([^<]+)/.exec(account!)![1]!;
+    const lines: Record<string, string> = {};
+    for (const [, debit] of account!.matchAll(/<Debit>([\s\S]*?)<\/Debit>/g)) {
+      const charge = /<Charge>([^<]+)/.exec(debit!)![1]!;
+      const basis = /<Basis>([^<]+)/.exec(debit!)?.[1];
+      lines[basis ? `${charge}/${basis}` : charge] = /<Amount>([^<]+)/.exec(debit!)![1]!;
+    }
+    for (const [, order] of account!.matchAll(/<SellOrder>([\s\S]*?)<\/SellOrder>/g)) {
+      lines.SellOrder = /<Amount>([^<]+)/.exec(order!)![1]!;
+      lines.SellBy = /<SellBy>([^<]+)/.exec(order!)![1]!;
+    }
+    const payout = /<Payout>([\s\S]*?)<\/Payout>/.exec(account!)?.[1];
+    if (payout) {
+      lines.Payout = /<Amount>([^<]+)/.exec(payout)![1]!;
+      lines.PayBy = /<PayBy>([^<]+)/.exec(payout)![1]!;
+      lines.Installment = /<Installment>([^<]+)/.exec(payout)![1]!;
+      lines.Final = /<Final>([^<]+)/.exec(payout)![1]!;
+    }
+    result[number] = lines;
+  }
+  return result;
+}
+
+async function outboxFile(gateway: TestGateway, name: string): Promise<string> {
+  const xml = await readFile(join(gateway.outbox('demo-custodian'), name), 'utf8');
+  assert.deepEqual(schemas.validate(xml, 'DebitAccounts'), [], `${name} is valid against DebitAccounts.xsd`);
+  return xml;
+}
+
+const xmlFiles = async (gateway: TestGateway) => (await readdir(gateway.outbox('demo-custodian'))).filter((name) => name.endsWith('.xml')).sort();
+
+test('a year of debit runs for a P, a T and a K insurance, to the öre; a repeat changes nothing', async () => {
+  const gateway = await gatewayOnDemoLedger();
+  try {
+    const { db } = gateway.deps;
+    await insertYear(db);
+    const deps = runDeps(gateway);
+    const at = new Date('2024-11-01T08:00:00Z');
+    for (const [year, quarter] of [[2023, 4], [2024, 1], [2024, 2], [2024, 3]] as const) {
+      const summary = await db.transaction((tx) => runDebitRun(tx, deps, { year, quarter }, at));
+      assert.equal(summary.created.length, 1);
+      // DEPA-100002, -100003 and -100005 have no custody values: held, not guessed; DEPA-100004 is not in force until 2026.
+      assert.deepEqual(summary.created[0]?.held.map((h) => h.accountNumber), ['DEPA-100002', 'DEPA-100003', 'DEPA-100005']);
+    }
+
+    // February 2024: Q4 2023 (92 days in a 365-day year) and the yield tax on the 31 December 2023 values.
+    const february = await outboxFile(gateway, 'debit-run-2023-Q4.DebitAccounts.xml');
+    assert.match(february, /<DebitRun>\s*<Year>2023<\/Year>\s*<Quarter>4<\/Quarter>\s*<RunDate>2024-02-29<\/RunDate>/);
+    assert.match(february, /<MessageId>DA-2023-Q4-demo-custodian<\/MessageId>/);
+    assert.match(february, /<InsurerOrganisationNumber>5560360793<\/InsurerOrganisationNumber>\s*<CustodianOrganisationNumber>5560000001<\/CustodianOrganisationNumber>/);
+    assert.deepEqual(linesOf(february), {
+      // T: value-days 91 × 500 000 + 520 000 = 46 020 000; × 0.35 % / 365 = 161 070 / 365 = 441.287… → 441.29.
+      // Yield tax 2024 P/T 0.372 % of 520 000.00 = 1 934.40. Total 2 465.69 ≤ cash 50 000: no sell order.
+      'DEPA-100001': { FixedCharge: '90.00', CapitalCharge: '441.29', 'YieldTax/OpeningValue': '1934.40' },
+      // K: value-days 91 × 300 000 + 310 000 = 27 610 000; capital × 0.35 % / 365 = 96 635 / 365 = 264.753… → 264.75.
+      // Repayment protection, 53 on 2023-10-01 (band 50–59, 0.25 a month per 1 000): 27 610 000 × 0.25 × 3 / (1 000 × 92) = 225.0815… → 225.08.
+      // Deposit 2023-11-15 10 000 at 2023's 0.882 %, second half: / 2 = 44.10. Opening 310 000 × 1.086 % = 3 366.60.
+      // Total 90 + 264.75 + 225.08 + 44.10 + 3 366.60 = 3 990.53; cash on the run date (2024-01-01's) 100.00: sell 3 890.53.
+      'DEPA-100006': {
+        FixedCharge: '90.00', CapitalCharge: '264.75', RiskPremium: '225.08', 'YieldTax/Deposits': '44.10', 'YieldTax/OpeningValue': '3366.60',
+        SellOrder: '3890.53', SellBy: '2024-02-29',
+      },
+      // P: value-days 91 × 1 000 000 + 1 100 000 = 92 100 000; × 0.4 % / 365 = 368 400 / 365 = 1 009.315… → 1 009.32.
+      // Yield tax 1 100 000 × 0.372 % = 4 092.00. Total 5 191.32; cash 2 000.00: sell 3 191.32.
+      'DEPA-100007': { FixedCharge: '90.00', CapitalCharge: '1009.32', 'YieldTax/OpeningValue': '4092.00', SellOrder: '3191.32', SellBy: '2024-02-29' },
+    });
+
+    // April 2024: Q1, 91 days of a 366-day year.
+    assert.deepEqual(linesOf(await outboxFile(gateway, 'debit-run-2024-Q1.DebitAccounts.xml')), {
+      'DEPA-100001': { FixedCharge: '90.00', CapitalCharge: '461.22' }, // 530 000 × 91 × 0.35 % / 366 = 168 805 / 366 = 461.215… → 461.22
+      // K: 320 000 × 91 × 0.35 % / 366 = 101 920 / 366 = 278.469… → 278.47; risk 320 000 / 1 000 × 0.25 × 3 = 240.00;
+      // deposit 2024-02-10 20 000 × 1.086 % = 217.20. Total 825.67; cash on the run date 04-30 (2024-04-01's) 10 000.00 covers it.
+      'DEPA-100006': { FixedCharge: '90.00', CapitalCharge: '278.47', RiskPremium: '240.00', 'YieldTax/Deposits': '217.20' },
+      'DEPA-100007': { FixedCharge: '90.00', CapitalCharge: '1113.88' }, // 1 120 000 × 91 × 0.4 % / 366 = 407 680 / 366 = 1 113.879… → 1 113.88; cash 2 000 covers 1 203.88
+    });
+
+    // July 2024: Q2, 91 days.
+    assert.deepEqual(linesOf(await outboxFile(gateway, 'debit-run-2024-Q2.DebitAccounts.xml')), {
+      'DEPA-100001': { FixedCharge: '90.00', CapitalCharge: '469.92' }, // 540 000 × 91 × 0.35 % / 366 = 171 990 / 366 = 469.918… → 469.92
+      // K: 330 000 × 91 × 0.35 % / 366 = 105 105 / 366 = 287.172… → 287.17; risk 330 × 0.75 = 247.50;
+      // deposit 2024-06-30 (first half, in full) 5 000 × 1.086 % = 54.30.
+      'DEPA-100006': { FixedCharge: '90.00', CapitalCharge: '287.17', RiskPremium: '247.50', 'YieldTax/Deposits': '54.30' },
+      'DEPA-100007': { FixedCharge: '90.00', CapitalCharge: '1143.72' }, // 1 150 000 × 91 × 0.4 % / 366 = 418 600 / 366 = 1 143.715… → 1 143.72
+    });
+
+    // October 2024: Q3, 92 days.
+    assert.deepEqual(linesOf(await outboxFile(gateway, 'debit-run-2024-Q3.DebitAccounts.xml')), {
+      'DEPA-100001': { FixedCharge: '90.00', CapitalCharge: '483.88' }, // 550 000 × 92 × 0.35 % / 366 = 177 100 / 366 = 483.879… → 483.88
+      // K: 340 000 × 92 × 0.35 % / 366 = 109 480 / 366 = 299.125… → 299.13; risk 340 × 0.75 = 255.00 (54 on 2024-07-01);
+      // deposit 2024-07-01 (second half) 8 000 × 1.086 % / 2 = 43.44.
+      'DEPA-100006': { FixedCharge: '90.00', CapitalCharge: '299.13', RiskPremium: '255.00', 'YieldTax/Deposits': '43.44' },
+      'DEPA-100007': { FixedCharge: '90.00', CapitalCharge: '1186.45' }, // 1 180 000 × 92 × 0.4 % / 366 = 434 240 / 366 = 1 186.448… → 1 186.45
+    });
+
+    // The ledger holds the same lines: the year's debits per insurance add up.
+    const { rows: totals } = await db.query<{ insurance_number: string; total: string }>(
+      `SELECT insurance_number, sum(amount)::text AS total FROM debit_lines WHERE charge <> 'SellOrder' GROUP BY insurance_number ORDER BY insurance_number`,
+    );
+    assert.deepEqual(totals, [
+      { insurance_number: 'INS-100001', total: '4150.71' }, // 2 465.69 + 551.22 + 559.92 + 573.88
+      { insurance_number: 'INS-100006', total: '6182.74' }, // 3 990.53 + 825.67 + 678.97 + 687.57
+      { insurance_number: 'INS-100007', total: '8905.37' }, // 5 191.32 + 1 203.88 + 1 233.72 + 1 276.45
+    ]);
+
+    // A repeat of any run finds its row: no new document, no new file, the files untouched.
+    const before = await Promise.all((await xmlFiles(gateway)).map((name) => outboxFile(gateway, name)));
+    const again = await db.transaction((tx) => runDebitRun(tx, deps, { year: 2024, quarter: 1 }, new Date('2024-12-01T08:00:00Z')));
+    assert.deepEqual([again.created, again.delivered], [[], []]);
+    assert.deepEqual(await xmlFiles(gateway), ['debit-run-2023-Q4.DebitAccounts.xml', 'debit-run-2024-Q1.DebitAccounts.xml', 'debit-run-2024-Q2.DebitAccounts.xml', 'debit-run-2024-Q3.DebitAccounts.xml']);
+    assert.deepEqual(await Promise.all((await xmlFiles(gateway)).map((name) => outboxFile(gateway, name))), before);
+    const { rows: counts } = await db.query<{ runs: number; documents: number; delivered: number }>(
+      `SELECT (SELECT count(*)::int FROM debit_runs) AS runs, (SELECT count(*)::int FROM outgoing_documents) AS documents,
+              (SELECT count(*)::int FROM outgoing_documents WHERE delivered_at IS NOT NULL) AS delivered`,
+    );
+    assert.deepEqual(counts[0], { runs: 4, documents: 4, delivered: 4 });
+  } finally {
+    await gateway.destroy();
+  }
+});
+
+test('a failed delivery is retried and the run made again produces one document', async () => {
+  const gateway = await gatewayOnDemoLedger();
+  try {
+    const { db } = gateway.deps;
+    await insertYear(db);
+    const deps = runDeps(gateway);
+    const outbox = gateway.outbox('demo-custodian');
+    await rm(outbox, { recursive: true, force: true });
+    await writeFile(outbox, 'not a folder'); // the outbox cannot be written
+    await assert.rejects(
+      db.transaction((tx) => runDebitRun(tx, deps, { year: 2024, quarter: 3 }, new Date('2024-11-01T08:00:00Z'))),
+      { name: 'GatewayError', code: 'DELIVERY_FAILED' },
+    );
+    const { rows: none } = await db.query('SELECT 1 FROM debit_runs UNION ALL SELECT 1 FROM outgoing_documents UNION ALL SELECT 1 FROM debit_lines');
+    assert.deepEqual(none, [], 'a run whose delivery failed leaves nothing behind');
+
+    await rm(outbox, { force: true });
+    await mkdir(outbox);
+    const retried = await db.transaction((tx) => runDebitRun(tx, deps, { year: 2024, quarter: 3 }, new Date('2024-11-01T09:00:00Z')));
+    assert.deepEqual(retried.delivered.map((d) => d.documentId), ['DA-2024-Q3-demo-custodian']);
+    assert.deepEqual(await xmlFiles(gateway), ['debit-run-2024-Q3.DebitAccounts.xml']);
+    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM outgoing_documents');
+    assert.equal(rows[0]?.n, 1);
+  } finally {
+    await gateway.destroy();
+  }
+});
+
+test('an insurance in payout: a sell order by the 10th and a payout by the 22nd each month until paid out', async () => {
+  const gateway = await gatewayOnDemoLedger();
+  try {
+    const { db } = gateway.deps;
+    const deps = runDeps(gateway);
+    await db.exec(`
+      INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id) VALUES
+        ('DEPA-100002', '2026-04-30', 0, 40000.00, 40000.00, 1, 'test'), ('DEPA-100002', '2026-05-29', 0, 30300.00, 30300.00, 1, 'test'),
+        ('DEPA-100002', '2026-06-30', 0, 20000.00, 20000.00, 1, 'test'), ('DEPA-100002', '2026-07-31', 0, 10050.55, 10050.55, 1, 'test')`);
+    await db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-100002', startMonth: '2026-05', terms: { months: 4 } }, new Date('2026-04-15T08:00:00Z')));
+
+    const months = ['2026-05', '2026-06', '2026-07', '2026-08', '2026-09'];
+    for (const month of months) {
+      await db.transaction((tx) => runPayoutRun(tx, deps, month, new Date(`${month}-01T05:00:00Z`)));
+      await db.transaction((tx) => runPayoutRun(tx, deps, month, new Date(`${month}-02T05:00:00Z`))); // a repeat: nothing new
+    }
+    // September: paid out, no file.
+    assert.deepEqual(await xmlFiles(gateway), months.slice(0, 4).map((m) => `payout-${m}.DebitAccounts.xml`));
+    const installments = await Promise.all(months.slice(0, 4).map(async (m) => linesOf(await outboxFile(gateway, `payout-${m}.DebitAccounts.xml`))['DEPA-100002']));
+    assert.deepEqual(installments, [
+      // 40 000.00 / 4. 10 May 2026 is a Sunday: sell by Friday the 8th; the 22nd is a Friday.
+      { SellOrder: '10000.00', SellBy: '2026-05-08', Payout: '10000.00', PayBy: '2026-05-22', Installment: '1', Final: 'false' },
+      // 30 300.00 / 3 = 10 100.00; 10 June is a Wednesday, 22 June a Monday.
+      { SellOrder: '10100.00', SellBy: '2026-06-10', Payout: '10100.00', PayBy: '2026-06-22', Installment: '2', Final: 'false' },
+      // 20 000.00 / 2; 10 July a Friday, 22 July a Wednesday.
+      { SellOrder: '10000.00', SellBy: '2026-07-10', Payout: '10000.00', PayBy: '2026-07-22', Installment: '3', Final: 'false' },
+      // The rest, 10 050.55; 10 August a Monday; 22 August a Saturday: paid by Friday the 21st.
+      { SellOrder: '10050.55', SellBy: '2026-08-10', Payout: '10050.55', PayBy: '2026-08-21', Installment: '4', Final: 'true' },
+    ]);
+    assert.match(await outboxFile(gateway, 'payout-2026-05.DebitAccounts.xml'), /<PayoutMonth>2026-05<\/PayoutMonth>/);
+    const { rows: payout } = await db.query<{ status: string; completed_month: string; orders: number; notices: string }>(
+      `SELECT p.status, p.completed_month, (SELECT count(*)::int FROM payout_orders o WHERE o.insurance_number = p.insurance_number) AS orders,
+              (SELECT string_agg(first_month, ',') FROM payout_notices n WHERE n.insurance_number = p.insurance_number) AS notices
+         FROM payouts p WHERE p.insurance_number = 'INS-100002'`,
+    );
+    // The insured is told once, with the first payout.
+    assert.deepEqual(payout[0], { status: 'completed', completed_month: '2026-08', orders: 4, notices: '2026-05' });
+  } finally {
+    await gateway.destroy();
+  }
+});
+
+test('runs missed while the gateway was down are made at start', async () => {
+  // Down since before the end of July 2024; started on Monday 4 November 2024. The two
+  // latest debit runs (2024-Q2 on 31 July, 2024-Q3 on 31 October) and the payout runs
+  // of October and November are due and have not run.
+  const database = await createTestDatabase(template.name);
+  const setup = await startTestGateway({ roles: [], inline: true, database, keepDatabase: true });
+  await insertYear(setup.deps.db);
+  await setup.deps.db.exec(`INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
+    VALUES ('DEPA-100002', '2024-10-31', 0, 12000.00, 12000.00, 1, 'test')`);
+  await schedulePayout(setup.deps.db, { insuranceNumber: 'INS-100002', startMonth: '2024-11', terms: { months: 12 } }, new Date('2024-10-01T08:00:00Z'));
+  await setup.destroy();
+
+  const gateway = await startTestGateway({ roles: ['worker'], database, keepDatabase: true, clock: () => new Date('2024-11-04T08:00:00Z') });
+  try {
+    const { db } = gateway.deps;
+    const ran = await waitFor(async () => {
+      const { rows } = await db.query<{ job: string; period: string }>(
+        `SELECT job, period FROM calendar_runs WHERE job IN ('debit-runs', 'payout-runs') ORDER BY job, period`,
+      );
+      return rows.length === 4 && rows;
+    }, 'the missed runs to be made');
+    assert.deepEqual(ran, [
+      { job: 'debit-runs', period: '2024-Q2' }, { job: 'debit-runs', period: '2024-Q3' },
+      { job: 'payout-runs', period: '2024-10' }, { job: 'payout-runs', period: '2024-11' },
+    ]);
+    assert.deepEqual(await xmlFiles(gateway), ['debit-run-2024-Q2.DebitAccounts.xml', 'debit-run-2024-Q3.DebitAccounts.xml', 'payout-2024-11.DebitAccounts.xml']);
+    // 12 000.00 over 12 months: 1 000.00; 10 November 2024 is a Sunday: sell by Friday the 8th; the 22nd is a Friday.
+    assert.deepEqual(linesOf(await outboxFile(gateway, 'payout-2024-11.DebitAccounts.xml'))['DEPA-100002'], {
+      SellOrder: '1000.00', SellBy: '2024-11-08', Payout: '1000.00', PayBy: '2024-11-22', Installment: '1', Final: 'false',
+    });
+    assert.equal(linesOf(await outboxFile(gateway, 'debit-run-2024-Q3.DebitAccounts.xml'))['DEPA-100007']?.CapitalCharge, '1186.45');
+    assert.ok(existsSync(join(gateway.outbox('demo-custodian'), 'debit-run-2024-Q2.DebitAccounts.xml')));
+  } finally {
+    await gateway.destroy();
+    await database.drop();
+  }
+});
