@@ -9,9 +9,18 @@ import { PROJECT_ROOT } from './config/load-config.ts';
 import { GatewayError } from './core/gateway-error.ts';
 import type { IntakePort } from './channels/envelope.ts';
 import { DeliveryRouter } from './channels/delivery-router.ts';
+import type { MailSender } from './channels/mail/mail-sender.ts';
+import { createSmtpSender } from './channels/mail/smtp.sender.ts';
+import { MailOutbox } from './channels/mail/mail.outbox.ts';
+import { MailboxWatcher } from './channels/mail/mailbox.watcher.ts';
+import { buildSenderDirectory } from './channels/mail/mail-attachments.ts';
+import { recordSetAsideMail } from './ledger/mail-set-aside.repository.ts';
 import { FolderInboxWatcher, FolderOutbox, ensureCounterpartyFolders, type FolderCounterparty } from './channels/folder.channel.ts';
+import { RemoteSftpChannel } from './channels/remote-sftp/remote-sftp.channel.ts';
+import { remoteFilesOf } from './ledger/remote-files.repository.ts';
 import type { Database } from './ledger/database.ts';
 import { migrate } from './ledger/migrate.ts';
+import { DocumentStore } from './ledger/document-store.ts';
 import { openPostgresDatabase } from './ledger/postgres.database.ts';
 import { openPgliteDatabase } from './ledger/pglite.database.ts';
 import { seedDemoData } from './ledger/demo-data.ts';
@@ -29,6 +38,12 @@ import { applyMessages } from './pipeline/apply.stage.ts';
 import { deliverResponses } from './pipeline/deliver.stage.ts';
 import type { Counterparty, PipelineDeps } from './pipeline/pipeline-deps.ts';
 import { buildHttpServer } from './http/server.ts';
+import { SsekDirectory } from './channels/ssek/ssek-parties.ts';
+import { createSsekPushChannel } from './channels/ssek/ssek-push.channel.ts';
+import { CalendarScheduler } from './pipeline/calendar.scheduler.ts';
+import { calendarJobs } from './pipeline/calendar-jobs.ts';
+import { expectedCustodians } from './pipeline/report-deadlines.job.ts';
+import { custodianDirectory } from './pipeline/debit-run.ts';
 
 /**
  * The composition root: the one place that builds adapters and wires them together.
@@ -82,6 +97,12 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
     const folderList: FolderCounterparty[] = [...folders].map(([id, folder]) => ({ id, folder }));
     await Promise.all(folderList.map((c) => ensureCounterpartyFolders(c.folder)));
     const router = new DeliveryRouter(new FolderOutbox(folderList), new Map(config.counterparties.map((c) => [c.id, c.replyBy])));
+    // Closed after the workers and watchers (closers run in reverse): its pollers first, then its connections.
+    const remoteSftp = new RemoteSftpChannel({ counterparties: config.counterparties, log });
+    closers.push(() => remoteSftp.close());
+    if (remoteSftp.configured) router.register(remoteSftp.outbox);
+    const ssekDirectory = new SsekDirectory(config);
+    router.register(createSsekPushChannel({ db, directory: ssekDirectory, timeoutMs: config.ssek.pushTimeoutMs }));
 
     let queues: PipelineQueues | undefined;
     let redis: Redis | undefined;
@@ -104,6 +125,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       schemas: SchemaRegistry.load(join(PROJECT_ROOT, 'schemas')),
       counterparties,
       limits: config.limits,
+      documents: new DocumentStore(join(dataDir, 'documents')),
       rules: config.rules,
       clock: options.clock ?? (() => new Date()),
       outboundFor: (counterpartyId, requestChannel) => router.channelFor(counterpartyId, requestChannel),
@@ -112,9 +134,25 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       stopping: stopping.signal,
     };
     inline.bind(deps);
+    const mailSender: MailSender | undefined = config.mail.smtp ? createSmtpSender(config.mail.smtp) : undefined;
+    if (mailSender) closers.push(() => mailSender.close());
+    if (mailSender) {
+      router.register(new MailOutbox(mailSender, new Map(config.counterparties.flatMap((c) => (c.mail ? [[c.id, c.mail.addresses] as const] : [])))));
+    }
     const intake = createIntake(deps);
 
     if (queues && redis && options.roles.includes('worker')) startWorkers(config, deps, redis, closers);
+    if (redis && options.roles.includes('worker')) {
+      const calendar = new CalendarScheduler({
+        connection: redis, prefix: config.queuePrefix, db, clock: deps.clock, log,
+        jobs: calendarJobs({
+          custodians: expectedCustodians(config.counterparties), mailSender, operationsAddress: config.notifications.operationsAddress, log,
+          runs: { custodians: custodianDirectory(config.counterparties), insurerOrganisationNumber: config.ssek.organisationNumber, outboundFor: deps.outboundFor, log },
+        }),
+      });
+      closers.push(() => calendar.close());
+      await calendar.start();
+    }
 
     if (options.roles.includes('watch')) {
       const watcher = new FolderInboxWatcher({
@@ -123,11 +161,24 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       });
       await watcher.start();
       closers.push(() => watcher.stop());
+      await remoteSftp.startPolling({
+        intake, ledger: remoteFilesOf(db), workDir: join(dataDir, 'sftp-work'), maxDocumentBytes: config.limits.maxDocumentBytes, clock: deps.clock,
+      });
+      closers.push(() => remoteSftp.stopPolling());
+    }
+
+    if (options.roles.includes('watch') && config.mail.imap) {
+      const mailbox = new MailboxWatcher({
+        imap: config.mail.imap, intake, senders: senderDirectory(config), clock: deps.clock, log,
+        setAside: { record: (mail) => recordSetAsideMail(db, { ...mail, sender: mail.from }) },
+      });
+      mailbox.start();
+      closers.push(() => mailbox.stop());
     }
 
     let http: FastifyInstance | undefined;
     if (options.roles.includes('api')) {
-      http = await buildHttpServer({ config, deps, intake, queues, log });
+      http = await buildHttpServer({ config, deps, intake, queues, log, ssekDirectory });
       const server = http;
       closers.push(() => server.close());
       await http.listen({ port: config.port, host: config.host });
@@ -180,6 +231,15 @@ function throttled<A extends unknown[]>(fn: (...args: A) => void): (...args: A) 
     last = Date.now();
     fn(...args);
   };
+}
+
+/** Sender address → counterparty, from the counterparties' `mail.addresses`. */
+function senderDirectory(config: Readonly<GatewayConfig>) {
+  try {
+    return buildSenderDirectory(config.counterparties);
+  } catch (error) {
+    throw new GatewayError('CONFIG_INVALID', `counterparties: ${(error as Error).message}`);
+  }
 }
 
 function buildCounterparties(config: Readonly<GatewayConfig>, catalogue: Catalogue): Map<string, Counterparty> {

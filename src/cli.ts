@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson } from './cli/commands.ts';
+import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson, runReports, runDebitRunCommand, runPayoutRunCommand } from './cli/commands.ts';
 import { EXIT, reportError } from './cli/output.ts';
 import { isGatewayError } from './core/gateway-error.ts';
 
@@ -60,6 +60,32 @@ program
   .option('--as-of <date>', 'the date the state is read for (YYYY-MM-DD); default today in Stockholm')
   .option('--json', 'the history and state as JSON')
   .action((pin: string, options) => runPerson(program.opts(), pin, options));
+
+program
+  .command('reports')
+  .description('custodian Holdings and Transactions per banking day: on time, late, missing or pending (deadline 08:30 Stockholm)')
+  .option('--from <date>', 'first due day (YYYY-MM-DD); default 14 days before --to')
+  .option('--to <date>', 'last due day (YYYY-MM-DD); default today in Stockholm')
+  .option('--late', 'only late and missing reports')
+  .option('--json', 'JSON lines instead of a table')
+  .action((options) => runReports(program.opts(), options));
+
+program
+  .command('debit-run')
+  .description('make the debit run of a quarter (in arrears): one DebitAccounts file per custodian, delivered to its outbox; a repeat makes nothing new')
+  .requiredOption('--year <year>', 'year of the quarter covered, e.g. 2026')
+  .requiredOption('--quarter <quarter>', 'quarter covered, 1–4 (4 is debited in February of the next year)')
+  .option('--dry-run', 'compute and print the documents without storing or sending them')
+  .option('--json', 'the outcome as JSON')
+  .action((options) => runDebitRunCommand(program.opts(), options));
+
+program
+  .command('payout-run')
+  .description("make a month's payout run: sell orders (by the 10th) and payouts (by the 22nd) of insurances in payout")
+  .requiredOption('--month <month>', 'the payout month, YYYY-MM')
+  .option('--dry-run', 'compute and print the documents without storing or sending them')
+  .option('--json', 'the outcome as JSON')
+  .action((options) => runPayoutRunCommand(program.opts(), options));
 
 try {
   await program.parseAsync(process.argv);

@@ -15,7 +15,10 @@ import { personStateAsOf } from '../core/person-history.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
 import { readPersonHistory } from '../ledger/person-history.repository.ts';
 import { GatewayClient } from './gateway-client.ts';
+import { expectedCustodians, listCustodianReports } from '../pipeline/report-deadlines.job.ts';
 import { EXIT, table } from './output.ts';
+import { custodianDirectory, runDebitRun, type RunDeps, type RunSummary } from '../pipeline/debit-run.ts';
+import { runPayoutRun } from '../pipeline/payout-run.ts';
 
 /**
  * What each command does. Commands that read or change the store work in-process on
@@ -184,6 +187,57 @@ export async function runPerson(options: GlobalOptions, pin: string, person: { a
   );
   if (!view) throw new GatewayError('PERSON_NOT_FOUND', `${pin} under agreement ${person.agreement}`);
   process.stdout.write(person.json ? `${JSON.stringify(view)}\n` : formatPerson(view));
+}
+
+export async function runReports(options: GlobalOptions, reports: { from?: string; to?: string; late?: boolean; json?: boolean }): Promise<void> {
+  const query = { from: reports.from, to: reports.to, statuses: reports.late ? ['late', 'missing'] : undefined };
+  const rows = await readStore(
+    options,
+    (gateway) => listCustodianReports(gateway.deps.db, expectedCustodians(gateway.config.counterparties), query, gateway.deps.clock()),
+    (client) => client.reports(query),
+  );
+  if (reports.json) {
+    for (const row of rows) printJson(row);
+    return;
+  }
+  const cells = rows.map((r) => [r.dueDay, r.custodianId, r.kind, r.status, r.deadline, r.arrivedAt ?? '-', r.messageId ?? '-', r.notifiedAt ?? '-']);
+  process.stdout.write(table([['DUE DAY', 'CUSTODIAN', 'KIND', 'STATUS', 'DEADLINE', 'ARRIVED', 'MESSAGE', 'NOTIFIED'], ...cells]));
+}
+
+export async function runDebitRunCommand(options: GlobalOptions, run: { year: string; quarter: string; dryRun?: boolean; json?: boolean }): Promise<void> {
+  const year = Number(run.year);
+  const quarter = Number(run.quarter);
+  if (!/^\d{4}$/.test(run.year) || ![1, 2, 3, 4].includes(quarter)) throw new GatewayError('REQUEST_INVALID', '--year must be a year YYYY and --quarter 1, 2, 3 or 4.');
+  const result = await withStore(options, (gateway) =>
+    gateway.deps.db.transaction((tx) => runDebitRun(tx, runDepsOf(gateway), { year, quarter: quarter as 1 | 2 | 3 | 4 }, gateway.deps.clock(), { dryRun: run.dryRun === true })));
+  printRun(result, run);
+}
+
+export async function runPayoutRunCommand(options: GlobalOptions, run: { month: string; dryRun?: boolean; json?: boolean }): Promise<void> {
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(run.month)) throw new GatewayError('REQUEST_INVALID', `--month must be a month YYYY-MM, not "${run.month}".`);
+  const result = await withStore(options, (gateway) =>
+    gateway.deps.db.transaction((tx) => runPayoutRun(tx, runDepsOf(gateway), run.month, gateway.deps.clock(), { dryRun: run.dryRun === true })));
+  printRun(result, run);
+}
+
+function runDepsOf(gateway: Gateway): RunDeps {
+  return {
+    custodians: custodianDirectory(gateway.config.counterparties), insurerOrganisationNumber: gateway.config.ssek.organisationNumber,
+    outboundFor: gateway.deps.outboundFor, log: gateway.log,
+  };
+}
+
+/** A run's outcome: one line per custodian (JSON with --json); with --dry-run the documents that would be sent. */
+function printRun(result: RunSummary, run: { dryRun?: boolean; json?: boolean }): void {
+  if (run.json) {
+    printJson(result);
+    return;
+  }
+  if (result.created.length === 0) process.stdout.write(`${result.runKey}: already run for every custodian; nothing new.\n`);
+  const cells = result.created.map((c) => [c.custodianId, String(c.accounts), c.total, String(c.held.length), c.fileName ?? '-', result.delivered.find((d) => d.documentId === c.documentId)?.target ?? (run.dryRun ? '(dry run)' : '-')]);
+  if (cells.length > 0) process.stdout.write(table([['CUSTODIAN', 'ACCOUNTS', 'TOTAL', 'HELD', 'FILE', 'DELIVERED TO'], ...cells]));
+  for (const held of result.created.flatMap((c) => c.held)) process.stdout.write(`held: ${held.accountNumber} (${held.insuranceNumber}): ${held.reason}\n`);
+  for (const document of result.documents ?? []) process.stdout.write(`\n--- ${document.custodianId}\n${document.body}`);
 }
 
 function summary(message: StoredMessage) {

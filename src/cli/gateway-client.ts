@@ -4,6 +4,7 @@ import { GatewayError } from '../core/gateway-error.ts';
 import { ERROR_CODES, isErrorCode } from '../core/error-codes.ts';
 import type { IntakeReceipt } from '../channels/envelope.ts';
 import type { MessageEvent, MessageFilter, StoredMessage } from '../ledger/messages.repository.ts';
+import type { CustodianReportView } from '../pipeline/report-deadlines.job.ts';
 
 /**
  * The CLI's client of a running gateway's staff API (same host and port as the
@@ -77,6 +78,14 @@ export class GatewayClient {
 
   person(agreement: string, pin: string, asOf: string): Promise<PersonView> {
     return this.request(`/api/agreements/${encodeURIComponent(agreement)}/persons/${encodeURIComponent(pin)}?asOf=${encodeURIComponent(asOf)}`);
+  }
+
+  async reports(query: { from?: string | undefined; to?: string | undefined; statuses?: readonly string[] | undefined }): Promise<CustodianReportView[]> {
+    const params = new URLSearchParams();
+    if (query.from) params.set('from', query.from);
+    if (query.to) params.set('to', query.to);
+    if (query.statuses?.length) params.set('status', query.statuses.join(','));
+    return (await this.request<{ reports: CustodianReportView[] }>(`/api/custodian-reports?${params}`)).reports;
   }
 
   replay(id: string): Promise<unknown> {

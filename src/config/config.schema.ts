@@ -8,7 +8,34 @@ import { z } from 'zod';
 const counterpartyRoles = ['custodian', 'employer', 'administrator'] as const;
 export type CounterpartyRole = (typeof counterpartyRoles)[number];
 
+/** An SSEK SenderId or ReceiverId: the `ssek:Type` attribute (ORGNR, CN …) and the value. */
+const ssekPartyIdSchema = z.strictObject({ type: z.string().min(1).default('ORGNR'), value: z.string().min(1) });
+
 const identifier = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lowercase letters, digits and hyphens, starting with a letter or digit');
+
+const remotePath = z.string().regex(/^\/[^\0]*[^/\0]$|^\/$/, 'an absolute remote path, without a trailing slash');
+
+/** A counterparty that hosts its own SFTP server: we fetch from its outbox and push to its inbox. */
+export const remoteSftpSchema = z.strictObject({
+  host: z.string().min(1),
+  port: z.number().int().min(1).max(65535).default(22),
+  username: z.string().min(1),
+  /** Our private key for this server (OpenSSH or PEM format, no passphrase). */
+  privateKeyPath: z.string().min(1),
+  /** The server's pinned host key, as `ssh-keygen -l -E sha256` prints it. */
+  hostKeySha256: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'SHA256: followed by 43 base64 characters, as ssh-keygen -l prints it'),
+  /** Remote folder we fetch the counterparty's documents from. */
+  outboxPath: remotePath,
+  /** Remote folder we push our answers and outgoing documents to. */
+  inboxPath: remotePath,
+  /** Remote folder a fetched file is moved to once recorded; without it the file is deleted. */
+  archivePath: remotePath.optional(),
+  pollIntervalMs: z.number().int().positive().default(10_000),
+  /** A file is taken only when two listings this far apart show the same size and mtime. */
+  stableMs: z.number().int().min(0).default(2_000),
+  /** Connect (handshake) and per-operation timeout. */
+  timeoutMs: z.number().int().positive().default(30_000),
+});
 
 export const counterpartySchema = z.strictObject({
   id: identifier,
@@ -25,6 +52,37 @@ export const counterpartySchema = z.strictObject({
    * of 'folder', 'sftp', 'mail', 'ssek'.
    */
   replyBy: z.enum(['request', 'folder', 'sftp', 'mail', 'ssek']).default('request'),
+  /** A custodian with `reports: false` is not expected to send daily Holdings and Transactions (no missing-report notices). */
+  reports: z.boolean().default(true),
+  /**
+   * REST access for a custodian (POST /Holdings, POST /Transactions): HTTP Basic with the
+   * counterparty id as user name and this password. Without it the REST door is shut.
+   */
+  rest: z.strictObject({ password: z.string().min(12, 'at least 12 characters') }).optional(),
+  /** The counterparty's own SFTP server, polled for its documents and sent our answers. */
+  sftp: remoteSftpSchema.optional(),
+  /**
+   * Mail: the sender addresses that map to this counterparty (matched without regard to
+   * case). Answers to a mail go to its sender; documents without a request go to the first.
+   */
+  mail: z.strictObject({
+    addresses: z.array(z.string().regex(/^[^@\s]+@[^@\s]+$/, 'an e-mail address')).min(1),
+  }).optional(),
+  /** SSEK (SOAP): how the counterparty identifies itself and how it wants its answers. */
+  ssek: z.strictObject({
+    /** SenderIds that name this counterparty; default one of type ORGNR with its organisation number. */
+    senderIds: z.array(ssekPartyIdSchema).default([]),
+    /** Common name (CN) of the client certificate that identifies it (with ssek.tls). */
+    clientCertificateSubject: z.string().min(1).optional(),
+    /** SHA-256 fingerprint of that client certificate, hex with or without colons. */
+    clientCertificateFingerprint: z.string().regex(/^([0-9A-Fa-f]{2}:?){31}[0-9A-Fa-f]{2}$/, 'a SHA-256 fingerprint in hex').optional(),
+    /** PEM certificate whose key signs the SOAP body (WS-Security); set, unsigned requests are refused. */
+    signingCertificatePath: z.string().min(1).optional(),
+    /** The counterparty's SSEK endpoint that answers are pushed to (flow push). */
+    pushUrl: z.string().regex(/^https?:\/\//, 'an http:// or https:// URL').optional(),
+    /** The flow when a request does not name one: sync, pull or push. */
+    flow: z.enum(['sync', 'pull', 'push']).default('sync'),
+  }).optional(),
 });
 
 export const configSchema = z.strictObject({
@@ -41,6 +99,11 @@ export const configSchema = z.strictObject({
   limits: z.strictObject({
     maxDocumentBytes: z.number().int().positive().default(16 * 1024 * 1024),
     maxXmlDepth: z.number().int().min(4).max(256).default(32),
+    /**
+     * A custodian's report (Holdings, Transactions) may be this large: it is kept in the
+     * document store (<dataDir>/documents) instead of the database and read as a stream.
+     */
+    maxReportBytes: z.number().int().positive().default(2 * 1024 * 1024 * 1024),
   }).prefault({}),
   rules: z.strictObject({
     /** How many days back an effective date may lie. */
@@ -74,8 +137,57 @@ export const configSchema = z.strictObject({
   staff: z.strictObject({
     users: z.array(z.strictObject({ username: z.string().min(1), password: z.string().min(8) })).default([]),
   }).prefault({}),
+  /** Mail the gateway sends (and, with `imap`, reads). Without `smtp` no mail leaves the gateway. */
+  mail: z.strictObject({
+    smtp: z.strictObject({
+      host: z.string().min(1),
+      port: z.number().int().min(1).max(65535).default(587),
+      secure: z.boolean().default(false),
+      user: z.string().min(1).optional(),
+      password: z.string().optional(),
+      from: z.string().regex(/^[^@\s]+@[^@\s]+$/, 'an e-mail address'),
+      timeoutMs: z.number().int().positive().default(30_000),
+    }).optional(),
+    /** The gateway's mailbox: counterparties' mail with XML attachments is read from it (role `watch`). */
+    imap: z.strictObject({
+      host: z.string().min(1),
+      port: z.number().int().min(1).max(65535).default(993),
+      /** true: TLS from the first byte (993); false: STARTTLS when offered. */
+      secure: z.boolean().default(true),
+      user: z.string().min(1),
+      password: z.string(),
+      mailbox: z.string().min(1).default('INBOX'),
+      processedMailbox: z.string().min(1).default('Processed'),
+      asideMailbox: z.string().min(1).default('Set aside'),
+      /** How often the mailbox is looked at besides IDLE (with `idle: false` the only way). */
+      pollIntervalMs: z.number().int().positive().default(30_000),
+      idle: z.boolean().default(true),
+    }).optional(),
+  }).prefault({}),
+  notifications: z.strictObject({
+    /** The insurer's operations team: late and missing custodian reports are mailed here (needs mail.smtp). */
+    operationsAddress: z.string().regex(/^[^@\s]+@[^@\s]+$/, 'an e-mail address').optional(),
+  }).prefault({}),
+  /** The SSEK endpoint (POST /ssek on the api port). */
+  ssek: z.strictObject({
+    /** The insurer's organisation number: the ReceiverId (type ORGNR) senders address, and our SenderId on pushes. */
+    organisationNumber: z.string().regex(/^\d{10}$/, '10 digits without hyphen').default('5560360793'),
+    /** Further ReceiverIds accepted as the insurer. */
+    receiverIds: z.array(ssekPartyIdSchema).default([]),
+    /** How long a synchronous request waits for its response before it is answered with a receipt. */
+    syncWaitMs: z.number().int().min(0).max(120_000).default(10_000),
+    /** How long one push to a counterparty's endpoint may take. */
+    pushTimeoutMs: z.number().int().positive().default(30_000),
+    /** HTTPS for the api port, with client certificates (mutual TLS) checked against clientCaPath. */
+    tls: z.strictObject({
+      certPath: z.string().min(1),
+      keyPath: z.string().min(1),
+      clientCaPath: z.string().min(1).optional(),
+    }).optional(),
+  }).prefault({}),
   counterparties: z.array(counterpartySchema).default([]),
 });
 
 export type GatewayConfig = z.infer<typeof configSchema>;
 export type CounterpartyConfig = z.infer<typeof counterpartySchema>;
+export type RemoteSftpConfig = z.infer<typeof remoteSftpSchema>;

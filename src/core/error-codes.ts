@@ -69,15 +69,36 @@ export const ERROR_CODES = {
   ADMINISTRATOR_UNKNOWN: { scope: 'item', httpStatus: 422, retryable: false, message: 'The person is not a current administrator of the agreement in that role.' },
   ADMINISTRATOR_ALREADY_REGISTERED: { scope: 'item', httpStatus: 422, retryable: false, message: 'The person is already an administrator of the agreement in that role.' },
 
+  // Custodian reports: whole document, then one account.
+  CUSTODIAN_MISMATCH: { scope: 'document', httpStatus: 403, retryable: false, message: "The report's custodian organisation number is not the sender's." },
+  REPORT_YEAR_OUT_OF_RANGE: { scope: 'document', httpStatus: 422, retryable: false, message: 'The reported year has not ended yet or is too far back.' },
+  CUSTODY_ACCOUNT_UNKNOWN: { scope: 'item', httpStatus: 422, retryable: false, message: 'The custody account is not one the sender holds for the insurer.' },
+  ACCOUNT_SCHEMA_VIOLATION: { scope: 'item', httpStatus: 422, retryable: false, message: "The account's records do not follow the report's XML schema." },
+  POSITION_DUPLICATE: { scope: 'item', httpStatus: 422, retryable: false, message: 'The account reports the same ISIN in more than one position.' },
+  TRANSACTION_ID_DUPLICATE: { scope: 'item', httpStatus: 422, retryable: false, message: 'The account reports the same TransactionId more than once.' },
+  ACCOUNT_REPORTED_TWICE: { scope: 'item', httpStatus: 422, retryable: false, message: 'An earlier account of the same report has the same account number.' },
+  COST_CATEGORIES_MISMATCH: { scope: 'item', httpStatus: 422, retryable: false, message: "The three cost categories do not sum to the account's total costs after refund." },
+
+  // SSEK endpoint: answered as SOAP faults (HTTP 500, as SOAP 1.1 prescribes).
+  SSEK_ENVELOPE_INVALID: { scope: 'document', httpStatus: 500, retryable: false, message: 'The SOAP envelope is not acceptable.' },
+  SSEK_SENDER_ID_UNKNOWN: { scope: 'document', httpStatus: 500, retryable: false, message: 'The SSEK SenderId names no counterparty set up for SSEK.' },
+  SSEK_RECEIVER_ID_UNKNOWN: { scope: 'document', httpStatus: 500, retryable: false, message: 'The SSEK ReceiverId is not the insurer.' },
+  SSEK_TX_ID_INVALID: { scope: 'document', httpStatus: 500, retryable: false, message: 'The SSEK TxId is missing or not a UUID.' },
+  SSEK_TX_ID_ALREADY_RECEIVED: { scope: 'document', httpStatus: 500, retryable: false, message: 'The SSEK TxId was already received with another document.' },
+  SSEK_TX_ID_NOT_FOUND: { scope: 'document', httpStatus: 500, retryable: false, message: 'No document of the sender has that SSEK TxId.' },
+  SSEK_SIGNATURE_INVALID: { scope: 'document', httpStatus: 500, retryable: false, message: 'The WS-Security signature of the body is missing or does not verify.' },
+
   // System.
   DATABASE_UNAVAILABLE: { scope: 'system', httpStatus: 503, retryable: true, message: 'The database cannot be reached.' },
   QUEUE_UNAVAILABLE: { scope: 'system', httpStatus: 503, retryable: true, message: 'The queue (Redis) cannot be reached.' },
   DELIVERY_FAILED: { scope: 'system', httpStatus: 502, retryable: true, message: 'The response could not be delivered to the counterparty.' },
+  SFTP_HOST_KEY_MISMATCH: { scope: 'system', httpStatus: 502, retryable: false, message: "The counterparty's SFTP server presented a host key other than the pinned one." },
   WAITING_FOR_PREDECESSOR: { scope: 'system', httpStatus: 409, retryable: true, message: 'An earlier document for the same agreement is not yet applied.' },
   MESSAGE_NOT_FOUND: { scope: 'system', httpStatus: 404, retryable: false, message: 'No message has that id.' },
   PERSON_NOT_FOUND: { scope: 'system', httpStatus: 404, retryable: false, message: 'The person has neither an employment nor an insurance under that agreement.' },
   MESSAGE_NOT_REPLAYABLE: { scope: 'system', httpStatus: 409, retryable: false, message: 'Only dead messages can be replayed.' },
   REQUEST_INVALID: { scope: 'system', httpStatus: 400, retryable: false, message: 'The request is incomplete or malformed.' },
+  COUNTERPARTY_AUTHENTICATION_REQUIRED: { scope: 'system', httpStatus: 401, retryable: false, message: "The counterparty's REST credentials are missing or wrong." },
   STAFF_AUTHENTICATION_REQUIRED: { scope: 'system', httpStatus: 401, retryable: false, message: 'Staff credentials are missing or wrong.' },
   CONFIG_INVALID: { scope: 'system', httpStatus: 500, retryable: false, message: 'The configuration is invalid.' },
   INTERNAL_ERROR: { scope: 'system', httpStatus: 500, retryable: true, message: 'An unexpected error occurred in the gateway.' },

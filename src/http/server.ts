@@ -12,6 +12,10 @@ import { STAGES, type PipelineQueues } from '../pipeline/queues.ts';
 import { requireStaff } from './staff-auth.ts';
 import { registerLedgerRoutes } from './ledger.routes.ts';
 import { registerMessageRoutes } from './messages.routes.ts';
+import { registerReportingRoutes } from './reporting.routes.ts';
+import { registerSsekRoutes, ssekHttpsOptions } from './ssek.routes.ts';
+import { SsekDirectory } from '../channels/ssek/ssek-parties.ts';
+import { registerCustodianReportRoutes } from './custodian-reports.routes.ts';
 
 /**
  * The HTTP server on PORT (default 8080): health for orchestrators, and behind staff
@@ -24,11 +28,16 @@ export interface HttpServerOptions {
   readonly intake: IntakePort;
   readonly queues: PipelineQueues | undefined;
   readonly log: Logger;
+  /** Who is who on the SSEK endpoint; built from the config when not given. */
+  readonly ssekDirectory?: SsekDirectory;
 }
 
 export async function buildHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
   const { config, deps, queues } = options;
-  const app = Fastify({ loggerInstance: options.log.child({ role: 'api' }) as FastifyBaseLogger, bodyLimit: config.limits.maxDocumentBytes });
+  const common = { loggerInstance: options.log.child({ role: 'api' }) as FastifyBaseLogger, bodyLimit: config.limits.maxDocumentBytes };
+  const https = ssekHttpsOptions(config);
+  // With ssek.tls the port speaks HTTPS (client certificates for SSEK); routes see the same instance API either way.
+  const app = (https ? Fastify({ ...common, https }) : Fastify(common)) as unknown as FastifyInstance;
   app.addContentTypeParser(['application/xml', 'text/xml', 'application/octet-stream'], { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   app.setErrorHandler((error: FastifyError, _request, reply) => {
@@ -45,10 +54,15 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
   });
 
+  await registerSsekRoutes(app, { config, deps, intake: options.intake, directory: options.ssekDirectory ?? new SsekDirectory(config) });
+
+  await registerReportingRoutes(app, { config, deps, intake: options.intake });
+
   await app.register(async (staff) => {
     await requireStaff(staff, config.staff.users);
     await registerMessageRoutes(staff, options);
     await registerLedgerRoutes(staff, options);
+    await registerCustodianReportRoutes(staff, options);
     if (queues) {
       const board = new FastifyAdapter();
       createBullBoard({ queues: STAGES.map((stage) => new BullMQAdapter(queues.queues[stage])), serverAdapter: board });

@@ -7,6 +7,11 @@ export interface Sql {
   query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<{ rows: Row[] }>;
   /** Runs several statements without parameters (migrations). */
   exec(text: string): Promise<void>;
+  /**
+   * Runs `COPY … FROM STDIN` (text format) fed from `chunks` as they come: a report of a
+   * million rows streams through without being held in memory. Resolves with the rows copied.
+   */
+  copyFrom(statement: string, chunks: AsyncIterable<string>): Promise<number>;
 }
 
 export interface Database extends Sql {

@@ -23,6 +23,8 @@ export const DEMO = {
     fia: '198807141232',
     gustav: '197311051234',
   },
+  custodianId: 'demo-custodian',
+  custodyAccounts: ['DEPA-100001', 'DEPA-100002', 'DEPA-100003', 'DEPA-100004', 'DEPA-100005', 'DEPA-100006'],
   funds: {
     globalIndex: 'SE000DEPA010',
     swedenIndex: 'SE000DEPA028',
@@ -109,6 +111,11 @@ INSERT INTO insurances (insurance_number, agreement_number, insured_pin, product
   ('INS-100004', 'AGR-1001', '198512121230', 'TJP-DEPA', '2026-03-01', '5561234567', 'DEPA-100004'),
   ('INS-100005', 'AGR-1001', '197607151235', 'TJP-DEPA', '2020-01-01', '5561234567', 'DEPA-100005'),
   ('INS-100006', 'AGR-1001', '197001011233', 'KF-DEPA', '2022-01-01', '5561234567', 'DEPA-100006')
+ON CONFLICT DO NOTHING;
+
+-- Every demo insurance's custody account is held by the demo custodian.
+INSERT INTO custody_accounts (account_number, custodian_id, opened_on)
+SELECT custody_account, 'demo-custodian', start_date FROM insurances WHERE custody_account LIKE 'DEPA-1%'
 ON CONFLICT DO NOTHING;
 
 INSERT INTO employment_categories (employment_id, category_code, effective_date, message_id)

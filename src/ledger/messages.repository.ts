@@ -136,7 +136,8 @@ const MULTI_ROW_MAX_BYTES = 1024 * 1024;
 
 /**
  * Inserts received documents (status `received`) in the given order, so their `seq`
- * follows it: runs of small documents in one statement each, a large one on its own.
+ * follows it: runs of small documents in one statement each, a large one (or one
+ * kept in the document store) on its own.
  * Returns the ids that were inserted; a document the unique indexes refuse (a
  * duplicate of an earlier one, also of one earlier in the same list) is left out, for
  * the caller to record as a duplicate.
@@ -149,8 +150,9 @@ export async function insertReceivedMessages(sql: Sql, messages: readonly NewMes
     run = [];
   };
   for (const message of messages) {
-    if (message.status !== 'received' || message.raw === null) throw new Error(`insertReceivedMessages takes received documents with their bytes (${message.id})`);
-    if (message.raw.byteLength <= MULTI_ROW_MAX_BYTES && messages.length > 1) {
+    if (message.status !== 'received') throw new Error(`insertReceivedMessages takes received documents (${message.id})`);
+    // A document kept in the document store (raw null) also goes on its own.
+    if (message.raw !== null && message.raw.byteLength <= MULTI_ROW_MAX_BYTES && messages.length > 1) {
       run.push(message);
       continue;
     }
@@ -199,11 +201,14 @@ export async function getMessage(sql: Sql, id: string): Promise<StoredMessage | 
   return rows[0] ? toMessage(rows[0]) : undefined;
 }
 
-/** Several messages with their raw bytes in one query, in no particular order; unknown ids are left out. */
-export async function getMessagesWithRaw(sql: Sql, ids: readonly string[]): Promise<(StoredMessage & { raw: Uint8Array | null })[]> {
+/** Several messages with their raw bytes (or the document store's location of them) in one query, in no particular order; unknown ids are left out. */
+export async function getMessagesWithRaw(sql: Sql, ids: readonly string[]): Promise<(StoredMessage & { raw: Uint8Array | null; rawLocation: string | null })[]> {
   if (ids.length === 0) return [];
-  const { rows } = await sql.query<MessageRow & { raw: Uint8Array | null }>(`SELECT ${MESSAGE_COLUMNS}, raw FROM messages WHERE id = ANY($1::text[])`, [ids]);
-  return rows.map((row) => ({ ...toMessage(row), raw: row.raw }));
+  const { rows } = await sql.query<MessageRow & { raw: Uint8Array | null; raw_location: string | null }>(
+    `SELECT ${MESSAGE_COLUMNS}, raw, raw_location FROM messages WHERE id = ANY($1::text[])`,
+    [ids],
+  );
+  return rows.map((row) => ({ ...toMessage(row), raw: row.raw, rawLocation: row.raw_location }));
 }
 
 /** The message with its raw bytes, locked for the rest of the transaction. */

@@ -2,6 +2,12 @@ import type { Database } from './database.ts';
 import * as messageStore from './migrations/0001-message-store.ts';
 import * as planLedger from './migrations/0002-plan-ledger.ts';
 import * as planHistory from './migrations/0003-plan-history.ts';
+import * as custodyLedger from './migrations/0004-custody-ledger.ts';
+import * as remoteSftp from './migrations/0005-remote-sftp.ts';
+import * as mailbox from './migrations/0006-mailbox.ts';
+import * as ssek from './migrations/0007-ssek.ts';
+import * as reportDeadlines from './migrations/0008-report-deadlines.ts';
+import * as debitRuns from './migrations/0009-debit-runs.ts';
 
 export interface Migration {
   readonly version: number;
@@ -10,7 +16,7 @@ export interface Migration {
 }
 
 /** Every migration in order. A new migration is a new file and one line here. */
-export const MIGRATIONS: readonly Migration[] = [messageStore, planLedger, planHistory];
+export const MIGRATIONS: readonly Migration[] = [messageStore, planLedger, planHistory, custodyLedger, remoteSftp, mailbox, ssek, reportDeadlines, debitRuns];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */
 const MIGRATION_LOCK = 4_711_001;

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import pg from 'pg';
+import { from as copyFromStdin } from 'pg-copy-streams';
 import type { Database, Sql } from './database.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 
@@ -46,6 +48,14 @@ export function openPostgresDatabase(options: PostgresDatabaseOptions): Database
     kind: 'postgres',
     query: (text, params) => query(pool, text, params),
     exec: async (text) => void (await query(pool, text)),
+    async copyFrom(statement, chunks) {
+      const client = await pool.connect().catch((error: unknown) => Promise.reject(classifyDatabaseError(error)));
+      try {
+        return await copyInto(client, statement, chunks);
+      } finally {
+        client.release();
+      }
+    },
     async transaction(work) {
       let client: pg.PoolClient;
       try {
@@ -56,6 +66,7 @@ export function openPostgresDatabase(options: PostgresDatabaseOptions): Database
       const tx: Sql = {
         query: (text, params) => query(client, text, params),
         exec: async (text) => void (await query(client, text)),
+        copyFrom: (statement, chunks) => copyInto(client, statement, chunks),
       };
       let broken = false;
       try {
@@ -76,4 +87,33 @@ export function openPostgresDatabase(options: PostgresDatabaseOptions): Database
     },
     close: () => pool.end(),
   };
+}
+
+/**
+ * Streams `chunks` into a COPY on one client, honouring backpressure. A failing source
+ * (a report that turns out malformed half-way) fails the COPY and with it the transaction.
+ */
+async function copyInto(client: pg.PoolClient, statement: string, chunks: AsyncIterable<string>): Promise<number> {
+  const stream = client.query(copyFromStdin(statement));
+  const finished = new Promise<void>((resolve, reject) => {
+    stream.on('finish', resolve);
+    stream.on('error', reject);
+  });
+  finished.catch(() => undefined); // observed below; a source error wins
+  try {
+    for await (const chunk of chunks) {
+      if (!stream.write(chunk)) await Promise.race([once(stream, 'drain'), finished]);
+    }
+  } catch (error) {
+    stream.destroy(error as Error);
+    await finished.catch(() => undefined);
+    throw error;
+  }
+  stream.end();
+  try {
+    await finished;
+  } catch (error) {
+    throw classifyDatabaseError(error);
+  }
+  return Number(stream.rowCount ?? 0);
 }

@@ -15,6 +15,9 @@ import { changeCategory } from './plan-administration/change-category.message.ts
 import { changeCostCenter } from './plan-administration/change-cost-center.message.ts';
 import { addCategories } from './plan-administration/add-categories.message.ts';
 import { updateAdministrators } from './plan-administration/update-administrators.message.ts';
+import { costAndCharges } from './custodian-reporting/cost-and-charges.message.ts';
+import { holdings } from './custodian-reporting/holdings.message.ts';
+import { transactions } from './custodian-reporting/transactions.message.ts';
 
 /**
  * Every request type the gateway accepts. Adding a type is its schema, its fixtures,
@@ -37,6 +40,9 @@ const REQUEST_TYPES: readonly MessageType<never>[] = [
   changeCostCenter,
   addCategories,
   updateAdministrators,
+  costAndCharges,
+  holdings,
+  transactions,
 ] as unknown as readonly MessageType<never>[];
 
 export const FAMILIES: readonly MessageFamily[] = ['plan-administration', 'custodian-reporting'];

@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../core/error-codes.ts';
 import type { Sql } from '../ledger/database.ts';
+import type { SchemaRegistry } from './schema-registry.ts';
 import type { XmlElement } from './xml-element.ts';
 
 /**
@@ -25,10 +26,42 @@ export interface DocumentErrorOutcome {
   readonly element?: string;
 }
 
+/** An account of a streamed report that was not loaded. */
+export interface RejectedAccount {
+  readonly accountNumber: string;
+  readonly code: ErrorCode;
+  readonly text: string;
+  readonly line?: number;
+}
+
+/** What a streamed report came to: counts and the rejected accounts (no per-item list: reports are large). */
+export interface ReportSummary {
+  readonly accountsReceived: number;
+  readonly accountsAccepted: number;
+  readonly recordsLoaded: number;
+  readonly rejected: readonly RejectedAccount[];
+}
+
 /** A handler's result: per-item outcomes, or document errors that rejected everything. */
 export interface ApplyOutcome {
   readonly items: readonly ItemOutcome[];
   readonly errors: readonly DocumentErrorOutcome[];
+  /** Set by streamed reports instead of items: the response lists the summary and rejected accounts. */
+  readonly report?: ReportSummary;
+}
+
+/** The stored bytes of a document, readable as a stream from the start (a report of any size). */
+export interface DocumentSource {
+  readonly sizeBytes: number;
+  readonly receivedAt: Date;
+  open(): AsyncIterable<Uint8Array>;
+}
+
+/** How far a long apply has come, for the job and the console. */
+export interface ApplyProgress {
+  readonly bytesRead: number;
+  readonly bytesTotal: number;
+  readonly records: number;
 }
 
 export interface SenderInfo {
@@ -44,6 +77,12 @@ export interface ApplyContext {
   /** Today's date in Europe/Stockholm, YYYY-MM-DD. */
   readonly today: string;
   readonly rules: { readonly maxBackdateDays: number };
+  /** The document's stored bytes: what a streamed report reads its records from. */
+  openDocument(): Promise<DocumentSource>;
+  readonly schemas: SchemaRegistry;
+  readonly maxXmlDepth: number;
+  /** Reports progress of a long apply (throttled by the caller of the handler). */
+  progress(progress: ApplyProgress): void;
 }
 
 export interface MessageType<Doc = unknown> {
@@ -60,4 +99,13 @@ export interface MessageType<Doc = unknown> {
   orderingKey(doc: Doc): string;
   /** Applies the document to the ledger inside the caller's transaction. */
   apply(context: ApplyContext, doc: Doc): Promise<ApplyOutcome>;
+  /**
+   * Set for a streamed report (Holdings, Transactions): validation reads only the
+   * preamble — what comes before the first record — and `read` gets a root holding just
+   * that; the schema is checked record batch by record batch when `apply` streams the
+   * document (context.openDocument). Such a document may exceed limits.maxDocumentBytes
+   * up to limits.maxReportBytes; it is then kept in the document store, not in the
+   * database.
+   */
+  readonly streamed?: { readonly recordName: string };
 }

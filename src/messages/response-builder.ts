@@ -5,7 +5,9 @@ import { element } from './xml-writer.ts';
 /**
  * Writes a response document (any *Response, or MessageRejected): the header that
  * echoes the request's id, one result per item in the request's order, and the
- * errors that rejected the whole document. The shape is ResponseDocument in Types.xsd.
+ * errors that rejected the whole document. The shape is ResponseDocument in Types.xsd;
+ * a streamed report's acknowledgement (ReportAcknowledgement) has a summary and its
+ * rejected accounts in place of items.
  */
 export type DocumentStatus = 'Accepted' | 'PartiallyAccepted' | 'Rejected';
 
@@ -19,6 +21,11 @@ export interface ResponseInput {
 
 export function documentStatus(outcome: ApplyOutcome): DocumentStatus {
   if (outcome.errors.length > 0) return 'Rejected';
+  if (outcome.report) {
+    const { accountsAccepted, accountsReceived } = outcome.report;
+    if (accountsAccepted === 0) return 'Rejected';
+    return accountsAccepted === accountsReceived ? 'Accepted' : 'PartiallyAccepted';
+  }
   const accepted = outcome.items.filter((item) => item.status === 'Accepted').length;
   if (accepted === outcome.items.length && accepted > 0) return 'Accepted';
   return accepted === 0 ? 'Rejected' : 'PartiallyAccepted';
@@ -35,6 +42,27 @@ export function buildResponse(input: ResponseInput): string {
     element('Status', documentStatus(input.outcome), '    '),
     '  </Header>\n',
   ];
+  const { report } = input.outcome;
+  if (report) {
+    parts.push(
+      '  <Summary>\n',
+      element('AccountsReceived', report.accountsReceived, '    '),
+      element('AccountsAccepted', report.accountsAccepted, '    '),
+      element('AccountsRejected', report.accountsReceived - report.accountsAccepted, '    '),
+      element('RecordsLoaded', report.recordsLoaded, '    '),
+      '  </Summary>\n',
+    );
+    for (const account of report.rejected) {
+      parts.push(
+        '  <RejectedAccount>\n',
+        element('AccountNumber', account.accountNumber, '    '),
+        element('Code', account.code, '    '),
+        element('Text', truncate(account.text, 1000), '    '),
+        element('Line', account.line, '    '),
+        '  </RejectedAccount>\n',
+      );
+    }
+  }
   for (const item of input.outcome.items) {
     parts.push(
       '  <Item>\n',

@@ -100,7 +100,7 @@ function parseTree(text: string, limits: XmlGateLimits): XmlElement {
   return root;
 }
 
-function classifyDoctype(doctype: string, line: number): GateRejection {
+export function classifyDoctype(doctype: string, line: number): GateRejection {
   if (/<!ENTITY\s+(%\s+)?\S+\s+(SYSTEM|PUBLIC)\b/i.test(doctype)) {
     return reject('XML_EXTERNAL_ENTITY', 'The document declares an external entity; external entities are never resolved.', line);
   }
@@ -110,7 +110,7 @@ function classifyDoctype(doctype: string, line: number): GateRejection {
   return reject('XML_DTD_FORBIDDEN', 'The document has a document type declaration (<!DOCTYPE>); DTDs are not accepted.', line);
 }
 
-function reject(code: ErrorCode, text: string, line?: number): GateRejection {
+export function reject(code: ErrorCode, text: string, line?: number): GateRejection {
   return line === undefined ? { ok: false, code, text } : { ok: false, code, text, line };
 }
 

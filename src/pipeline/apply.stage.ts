@@ -5,6 +5,7 @@ import {
   findValidatedKeys, finishAppliedMany, getMessage, listApplicable, listApplicableOfKeys, type AppliedMessage, type ApplicableMessage,
 } from '../ledger/messages.repository.ts';
 import { buildResponse, documentStatus, responseFileName } from '../messages/response-builder.ts';
+import type { ApplyProgress, DocumentSource } from '../messages/message-type.ts';
 import { requestNameOf } from './finish-rejected.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
@@ -164,12 +165,17 @@ async function applyOne(deps: PipelineDeps, tx: Sql, message: ApplicableMessage,
       sender: { counterpartyId: message.counterpartyId, organisationNumber: counterparty?.organisationNumber ?? '' },
       today: stockholmDate(now),
       rules: deps.rules,
+      openDocument: () => openDocument(deps, tx, message.id),
+      schemas: deps.schemas,
+      maxXmlDepth: deps.limits.maxXmlDepth,
+      progress: progressReporter(deps, message.id),
     },
     message.document as never,
   );
   const status = documentStatus(outcome);
   const rejected = status === 'Rejected';
-  const accepted = outcome.items.filter((item) => item.status === 'Accepted').length;
+  const accepted = outcome.report?.accountsAccepted ?? outcome.items.filter((item) => item.status === 'Accepted').length;
+  const total = outcome.report?.accountsReceived ?? outcome.items.length;
   return {
     id: message.id,
     response: {
@@ -186,8 +192,40 @@ async function applyOne(deps: PipelineDeps, tx: Sql, message: ApplicableMessage,
     status: rejected ? 'rejected' : 'applied',
     outcome: rejected ? 'rejected' : status === 'Accepted' ? 'accepted' : 'partially_accepted',
     messageType: type.name,
-    errorCode: outcome.errors[0]?.code ?? outcome.items.find((item) => item.code)?.code ?? null,
-    reason: `${status}: ${accepted} of ${outcome.items.length} items accepted`,
+    errorCode: outcome.errors[0]?.code ?? outcome.items.find((item) => item.code)?.code ?? outcome.report?.rejected[0]?.code ?? null,
+    reason: `${status}: ${accepted} of ${total} ${outcome.report ? 'accounts' : 'items'} accepted`,
     result: rejected ? 'rejected' : 'applied',
   };
+}
+
+/** The stored bytes of a message: from its row, or from the document store for a large report. */
+async function openDocument(deps: PipelineDeps, tx: Sql, messageId: string): Promise<DocumentSource> {
+  const { rows } = await tx.query<{ raw: Uint8Array | null; raw_location: string | null; size_bytes: string | number; received_at: Date }>(
+    'SELECT raw, raw_location, size_bytes, received_at FROM messages WHERE id = $1',
+    [messageId],
+  );
+  const row = rows[0];
+  if (!row) throw new GatewayError('MESSAGE_NOT_FOUND', `${messageId} is not in the message store`);
+  const { raw, raw_location: location } = row;
+  const base = { sizeBytes: Number(row.size_bytes), receivedAt: new Date(row.received_at) };
+  if (raw) return { ...base, open: () => once(raw) };
+  if (location) return { ...base, open: () => deps.documents.read(location) };
+  throw new GatewayError('INTERNAL_ERROR', `${messageId} has neither bytes nor a stored file`);
+}
+
+/** Progress of a long apply, at most once a second: on the job (the dashboard shows it) and in the log. */
+function progressReporter(deps: PipelineDeps, messageId: string): (progress: ApplyProgress) => void {
+  let last = 0;
+  return (progress) => {
+    const now = Date.now();
+    if (now - last < 1000) return;
+    last = now;
+    const percent = progress.bytesTotal > 0 ? Math.floor((progress.bytesRead / progress.bytesTotal) * 100) : 0;
+    deps.jobProgress?.({ messageId, percent, ...progress });
+    deps.log.info({ messageId, percent, records: progress.records }, 'applying a large document');
+  };
+}
+
+async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield bytes;
 }

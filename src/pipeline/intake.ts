@@ -6,6 +6,7 @@ import type { Envelope, IntakeOutcome, IntakePort, IntakeReceipt } from '../chan
 import { findOriginal, insertMessage, insertReceivedMessages, type NewMessage } from '../ledger/messages.repository.ts';
 import { writeRejectionResponse, requestNameOf } from './finish-rejected.ts';
 import { newMessageId } from './message-id.ts';
+import type { StoredDocument } from '../ledger/document-store.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
 /**
@@ -15,8 +16,10 @@ import type { PipelineDeps } from './pipeline-deps.ts';
  *    it answers — the channel acknowledges the sender only after that,
  *  - records a duplicate (same counterparty + external id, or same content) as such,
  *    with a response saying which message it duplicates,
- *  - records a document over the size limit without reading it into memory, with a
- *    DOCUMENT_TOO_LARGE response,
+ *  - keeps a custodian's large report (over limits.maxDocumentBytes, up to
+ *    limits.maxReportBytes) in the document store rather than a database row,
+ *  - records any other document over the size limit without reading it into memory,
+ *    with a DOCUMENT_TOO_LARGE response,
  *  - and hands everything else to validation, with the message id as the job id.
  * If the queue is unreachable after the commit, the reconciler enqueues the message later:
  * a recorded message is never lost. A channel with several documents at hand (a folder
@@ -90,6 +93,16 @@ async function prepare(deps: PipelineDeps, envelope: Envelope): Promise<Prepared
     receivedAt: envelope.receivedAt,
   };
 
+  const report = await storeLargeReport(deps, envelope, base.id, counterparty.role);
+  if (report) {
+    return {
+      message: {
+        ...base, sha256: report.sha256, sizeBytes: report.sizeBytes, raw: null, rawLocation: report.location,
+        status: 'received', errorCode: null, duplicateOf: null,
+      },
+    };
+  }
+
   const oversized = await oversizedFile(deps, envelope);
   if (oversized) {
     return {
@@ -149,6 +162,22 @@ async function recordWithAnswer(deps: PipelineDeps, message: NewMessage, rejecti
     if (error instanceof GatewayError && /concurrent intake/.test(error.message)) return recordWithAnswer(deps, { ...message }, rejectionText);
     throw error;
   });
+}
+
+/**
+ * A custodian's document over limits.maxDocumentBytes but within limits.maxReportBytes
+ * — a day's Holdings can be hundreds of megabytes — is kept in the document store
+ * (hashed while it is copied) instead of a database row, and read as a stream later.
+ * Whether it really is a report is for validation to say.
+ */
+async function storeLargeReport(deps: PipelineDeps, envelope: Envelope, messageId: string, role: string): Promise<StoredDocument | undefined> {
+  if (role !== 'custodian') return undefined;
+  const { content } = envelope;
+  const size = 'bytes' in content ? content.bytes.byteLength : (await stat(content.path)).size;
+  if (size <= deps.limits.maxDocumentBytes || size > deps.limits.maxReportBytes) return undefined;
+  return 'bytes' in content
+    ? deps.documents.keepBytes(messageId, envelope.receivedAt, content.bytes)
+    : deps.documents.keepFile(messageId, envelope.receivedAt, content.path);
 }
 
 async function oversizedFile(deps: PipelineDeps, envelope: Envelope) {

@@ -4,6 +4,7 @@ import type { Catalogue } from '../messages/catalogue.ts';
 import type { SchemaRegistry } from '../messages/schema-registry.ts';
 import type { PipelineStage } from '../ledger/messages.repository.ts';
 import type { OutboundChannel } from '../channels/outbound.ts';
+import type { DocumentStore } from '../ledger/document-store.ts';
 
 /**
  * What every pipeline stage is given: the ports it may touch, passed in by the
@@ -37,7 +38,11 @@ export interface PipelineDeps {
   readonly catalogue: Catalogue;
   readonly schemas: SchemaRegistry;
   readonly counterparties: ReadonlyMap<string, Counterparty>;
-  readonly limits: { readonly maxDocumentBytes: number; readonly maxXmlDepth: number };
+  readonly limits: { readonly maxDocumentBytes: number; readonly maxXmlDepth: number; readonly maxReportBytes: number };
+  /** Where documents too large for the database (custodian reports) are kept. */
+  readonly documents: DocumentStore;
+  /** Progress of the current job, when a queue runs it (BullMQ job progress). */
+  readonly jobProgress?: (progress: object) => void;
   readonly rules: { readonly maxBackdateDays: number };
   readonly clock: () => Date;
   /**

@@ -3,6 +3,7 @@ import type { DocumentErrorOutcome, MessageType } from '../messages/message-type
 import { CATALOGUE_NAMESPACE } from '../messages/schema-registry.ts';
 import { inspectXml } from '../messages/xml-gate.ts';
 import { childOf, type XmlElement } from '../messages/xml-element.ts';
+import { ReportRejected, splitReport } from '../messages/custodian-reporting/report-splitter.ts';
 import { finishRejected, requestNameOf } from './finish-rejected.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
@@ -27,8 +28,11 @@ export async function validateMessages(deps: PipelineDeps, messageIds: readonly 
   const valid: { id: string; messageType: string; orderingKey: string; document: unknown }[] = [];
   const rejected: string[] = [];
   for (const message of messages) {
-    if (message.status !== 'received' || !message.raw) continue;
-    const verdict = examine(deps, message.counterpartyId, message.raw);
+    if (message.status !== 'received') continue;
+    let verdict: Verdict;
+    if (message.raw) verdict = examine(deps, message.counterpartyId, message.raw);
+    else if (message.rawLocation) verdict = await examineStored(deps, message.counterpartyId, message.rawLocation);
+    else continue;
     if (verdict.ok) {
       valid.push({ id: message.id, messageType: verdict.messageType, orderingKey: verdict.orderingKey, document: verdict.document });
       continue;
@@ -86,6 +90,8 @@ function examine(deps: PipelineDeps, counterpartyId: string, raw: Uint8Array): V
       errors: [{ code: 'MESSAGE_TYPE_NOT_ALLOWED', text: `Counterparty ${counterpartyId} may not send ${type.name}.`, element: type.name }],
     };
   }
+  // A streamed report's schema is checked batch by batch when it is applied.
+  if (type.streamed) return accept(type, root);
   let schemaErrors;
   try {
     schemaErrors = deps.schemas.validate(gate.text, type.name);
@@ -99,8 +105,50 @@ function examine(deps: PipelineDeps, counterpartyId: string, raw: Uint8Array): V
       errors: schemaErrors.map((error) => ({ code: 'SCHEMA_VIOLATION', ...error })),
     };
   }
+  return accept(type, root);
+}
+
+function accept(type: MessageType, root: XmlElement): Verdict {
   const document = type.read(root);
   return { ok: true, messageType: type.name, orderingKey: type.orderingKey(document), document };
+}
+
+/**
+ * A document kept in the document store (larger than limits.maxDocumentBytes): only a
+ * streamed report may be that large. Its preamble is read as a stream and examined;
+ * the rest is read when it is applied.
+ */
+async function examineStored(deps: PipelineDeps, counterpartyId: string, location: string): Promise<Verdict> {
+  let root: XmlElement | undefined;
+  try {
+    for await (const chunk of splitReport(deps.documents.read(location), { recordName: 'Account', maxDepth: deps.limits.maxXmlDepth, preambleOnly: true })) {
+      if (chunk.kind === 'preamble') root = chunk.preamble.root;
+    }
+  } catch (error) {
+    if (!(error instanceof ReportRejected)) throw error;
+    const { code, text, line } = error.rejection;
+    return { ok: false, errors: [{ code, text, ...(line ? { line } : {}) }] };
+  }
+  if (!root) return { ok: false, errors: [{ code: 'DOCUMENT_EMPTY', text: 'The document has no root element.' }] };
+  const type = root.ns === CATALOGUE_NAMESPACE ? deps.catalogue.get(root.name) : undefined;
+  if (!type?.streamed) {
+    return {
+      ok: false,
+      ...(type ? { type } : {}),
+      errors: [{
+        code: 'DOCUMENT_TOO_LARGE',
+        text: `<${root.name}> documents may be at most ${deps.limits.maxDocumentBytes} bytes; only custodian reports read as a stream (${streamedNames(deps)}) may be larger.`,
+      }],
+    };
+  }
+  if (!deps.counterparties.get(counterpartyId)?.allowedTypes.has(type.name)) {
+    return { ok: false, type, errors: [{ code: 'MESSAGE_TYPE_NOT_ALLOWED', text: `Counterparty ${counterpartyId} may not send ${type.name}.`, element: type.name }] };
+  }
+  return accept(type, root);
+}
+
+function streamedNames(deps: PipelineDeps): string {
+  return deps.catalogue.names.filter((name) => deps.catalogue.get(name)?.streamed).join(', ');
 }
 
 /** The sender's MessageId when the header carries a plausible one, to echo even in a rejection. */

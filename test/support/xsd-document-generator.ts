@@ -33,6 +33,9 @@ const LEDGER_HINTS: Record<string, readonly string[]> = {
   CostCenter: ['100', '200', '300'],
   Isin: Object.values(DEMO.funds),
   ProductCode: ['TJP-DEPA', 'TJP-DEPA-ESG', 'PPF-DEPA', 'KF-DEPA'],
+  CustodianOrganisationNumber: ['5560000001'],
+  AccountNumber: DEMO.custodyAccounts,
+  Year: ['2021', '2022', '2023', '2024', '2025'],
 };
 
 /** The demo ledger's insurances by insured person, so an item's insurance can belong to its person. */

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Readable, Transform } from 'node:stream';
+import { GatewayError } from '../core/gateway-error.ts';
+
+/**
+ * The document store: received documents too large for a database row — a custodian's
+ * daily Holdings can be hundreds of megabytes — kept as files under
+ * `<dataDir>/documents/<received date>/<message id>.xml`. The message row records the
+ * file's place (`raw_location`), size and sha256.
+ *
+ * Invariant: a document is in the store, complete and fsynced under its final name,
+ * before intake records its message; the sender is acknowledged only after that.
+ * Files are written once and never changed.
+ */
+export interface StoredDocument {
+  readonly location: string;
+  readonly sha256: string;
+  readonly sizeBytes: number;
+}
+
+export class DocumentStore {
+  readonly #root: string;
+
+  constructor(root: string) {
+    this.#root = resolve(root);
+  }
+
+  /** Copies a file into the store, hashing it on the way; the source is left where it is. */
+  async keepFile(messageId: string, receivedAt: Date, sourcePath: string): Promise<StoredDocument> {
+    return this.#write(messageId, receivedAt, createReadStream(sourcePath, { highWaterMark: 1 << 20 }));
+  }
+
+  /** Keeps bytes already in memory (a large document posted over HTTP). */
+  async keepBytes(messageId: string, receivedAt: Date, bytes: Uint8Array): Promise<StoredDocument> {
+    return this.#write(messageId, receivedAt, Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]));
+  }
+
+  /** Reads a stored document as a stream of chunks. */
+  read(location: string): AsyncIterable<Uint8Array> {
+    return createReadStream(this.#inside(location), { highWaterMark: 1 << 20 });
+  }
+
+  async #write(messageId: string, receivedAt: Date, source: NodeJS.ReadableStream): Promise<StoredDocument> {
+    const folder = join(this.#root, receivedAt.toISOString().slice(0, 10));
+    const target = join(folder, `${messageId}.xml`);
+    const temporary = `${target}.tmp`;
+    const hash = createHash('sha256');
+    let sizeBytes = 0;
+    const hashing = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        sizeBytes += chunk.byteLength;
+        done(null, chunk);
+      },
+    });
+    try {
+      await mkdir(folder, { recursive: true });
+      await pipeline(source, hashing, createWriteStream(temporary, { flags: 'wx' }));
+      const handle = await open(temporary, 'r');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temporary, target);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw new GatewayError('INTERNAL_ERROR', `Could not keep the document in ${folder}: ${(error as Error).message}`, { cause: error });
+    }
+    return { location: relative(this.#root, target), sha256: hash.digest('hex'), sizeBytes };
+  }
+
+  /** A location is relative to the store; anything that climbs out of it is refused. */
+  #inside(location: string): string {
+    const path = resolve(this.#root, location);
+    if (!path.startsWith(this.#root + sep)) throw new GatewayError('INTERNAL_ERROR', `Document location ${location} is outside the store.`);
+    return path;
+  }
+}

@@ -1,0 +1,87 @@
+import type { Sql } from '../../ledger/database.ts';
+import type { MessageType } from '../message-type.ts';
+import { custodianOrderingKey, formatOre, readCustodianReport, toOre, type CustodianReport } from './custodian-report.ts';
+import { ingestReport, type AcceptedAccount, type ReportKind, type ReportLoad } from './report-ingestion.ts';
+import type { RecordView } from './record-view.ts';
+
+/**
+ * Holdings: a custodian's daily report of each custody account's positions and cash.
+ * Streamed (a day can hold a million positions): the positions of accepted accounts
+ * are copied straight into `custody_positions` while the file is read; each account's
+ * value for the day goes to `custody_valuations` in one set-based statement afterwards.
+ * A second report for the same day replaces the first account by account: its
+ * valuation row, and its positions (the earlier report's rows of that account and day
+ * are deleted).
+ */
+interface AccountValue {
+  readonly cashOre: bigint;
+  readonly positionsOre: bigint;
+  readonly positions: number;
+}
+
+const holdingsKind: ReportKind<AccountValue> = {
+  name: 'Holdings',
+  prepare: async () => undefined,
+  copyStatement: 'COPY custody_positions (account_number, as_of, isin, quantity, market_value, instrument_currency, message_id) FROM STDIN',
+  readAccount: readHoldingsAccount,
+  finish: storeValuations,
+};
+
+function readHoldingsAccount(account: RecordView, { report, messageId }: ReportLoad) {
+  const accountNumber = account.value('AccountNumber') ?? '';
+  const seen = new Set<string>();
+  let positionsOre = 0n;
+  let rows = '';
+  const positions = account.all('Position');
+  for (const position of positions) {
+    const isin = position.value('Isin') ?? '';
+    if (seen.has(isin)) {
+      return { rejection: { code: 'POSITION_DUPLICATE' as const, text: `Account ${accountNumber} reports ${isin} more than once (again on line ${position.line}).` } };
+    }
+    seen.add(isin);
+    const marketValue = position.value('MarketValue') ?? '0';
+    positionsOre += toOre(marketValue);
+    const currency = position.value('InstrumentCurrency') ?? 'SEK';
+    rows += `${accountNumber}\t${report.asOfDate}\t${isin}\t${position.value('Quantity')}\t${marketValue}\t${currency}\t${messageId}\n`;
+  }
+  return {
+    rows: { rows, count: positions.length },
+    facts: { cashOre: toOre(account.value('Cash') ?? '0'), positionsOre, positions: positions.length },
+  };
+}
+
+async function storeValuations(tx: Sql, { report, messageId }: ReportLoad, accounts: readonly AcceptedAccount<AccountValue>[], copied: number): Promise<number> {
+  if (accounts.length === 0) return 0;
+  const numbers = accounts.map((a) => a.accountNumber);
+  await tx.query(
+    `DELETE FROM custody_positions p USING unnest($1::text[]) AS a(account_number)
+      WHERE p.account_number = a.account_number AND p.as_of = $2 AND p.message_id <> $3`,
+    [numbers, report.asOfDate, messageId],
+  );
+  await tx.query(
+    `INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
+     SELECT a.account_number, $2, a.cash, a.positions_value, a.cash + a.positions_value, a.position_count, $3
+       FROM unnest($1::text[], $4::numeric[], $5::numeric[], $6::int[]) AS a(account_number, cash, positions_value, position_count)
+     ON CONFLICT (account_number, as_of) DO UPDATE
+       SET cash = EXCLUDED.cash, positions_value = EXCLUDED.positions_value, total_value = EXCLUDED.total_value,
+           position_count = EXCLUDED.position_count, message_id = EXCLUDED.message_id`,
+    [
+      numbers, report.asOfDate, messageId,
+      accounts.map((a) => formatOre(a.facts.cashOre)),
+      accounts.map((a) => formatOre(a.facts.positionsOre)),
+      accounts.map((a) => a.facts.positions),
+    ],
+  );
+  return copied;
+}
+
+export const holdings: MessageType<CustodianReport> = {
+  name: 'Holdings',
+  responseName: 'HoldingsResponse',
+  family: 'custodian-reporting',
+  streamed: { recordName: 'Account' },
+  read: readCustodianReport,
+  senderMessageId: (report) => report.messageId,
+  orderingKey: custodianOrderingKey,
+  apply: (context, report) => ingestReport(context, holdingsKind, report),
+};

@@ -1,0 +1,96 @@
+import type { SchemaError, SchemaRegistry } from '../schema-registry.ts';
+import type { ReportPreamble, ReportRecord } from './report-splitter.ts';
+
+/**
+ * Validates records of a streamed report in batches against the report's own schema:
+ * the preamble and a batch of records, as the sender wrote them, make a small
+ * document of the same type, which libxml2 parses and validates in one call (one call
+ * per record would cost about five times as much). Each error is given back to the
+ * record it concerns, with the line of the sender's file, so a bad record rejects its
+ * account and nothing else. A record that is not even well-formed is found by
+ * validating the batch's records one by one.
+ */
+export interface BatchVerdict {
+  /** Errors of the preamble (header, as-of date): they reject the whole report. */
+  readonly preambleErrors: readonly SchemaError[];
+  /** Errors per record, by index in the batch; records without errors are absent. */
+  readonly recordErrors: ReadonlyMap<number, readonly SchemaError[]>;
+}
+
+/** The schema's complaint that a report has no records: expected when the preamble is checked alone. */
+function missingRecords(text: string, recordName: string): boolean {
+  return new RegExp(`Missing child element\\(s\\)\\. Expected is \\( (\\{[^}]*\\})?${recordName} \\)`).test(text);
+}
+
+export function validateReportBatch(schemas: SchemaRegistry, typeName: string, preamble: ReportPreamble, records: readonly ReportRecord[], recordName = 'Account'): BatchVerdict {
+  try {
+    return validateTogether(schemas, typeName, preamble, records, recordName);
+  } catch (error) {
+    if (records.length === 0) return { preambleErrors: [{ text: `Not well-formed: ${messageOf(error)}` }], recordErrors: new Map() };
+    // Some record is not well-formed XML: find which, one by one.
+    const recordErrors = new Map<number, SchemaError[]>();
+    let preambleErrors: readonly SchemaError[] = [];
+    records.forEach((record, index) => {
+      try {
+        const verdict = validateTogether(schemas, typeName, preamble, [record], recordName);
+        preambleErrors = verdict.preambleErrors;
+        const errors = verdict.recordErrors.get(0);
+        if (errors) recordErrors.set(index, [...errors]);
+      } catch (recordError) {
+        recordErrors.set(index, [{ line: record.line, text: `Not well-formed XML: ${messageOf(recordError)}` }]);
+      }
+    });
+    return { preambleErrors, recordErrors };
+  }
+}
+
+function validateTogether(schemas: SchemaRegistry, typeName: string, preamble: ReportPreamble, records: readonly ReportRecord[], recordName: string): BatchVerdict {
+  // Per line of the synthetic document (1-based): the original line, and the owning record (-1: root or preamble).
+  const origin: number[] = [0];
+  const owner: number[] = [-1];
+  const parts = [preamble.rootStartTag, preamble.text];
+  const headLines = lineCount(preamble.rootStartTag + preamble.text);
+  for (let line = 0; line < headLines; line++) {
+    origin.push(preamble.line + line);
+    owner.push(-1);
+  }
+  records.forEach((record, index) => {
+    parts.push('\n', record.text);
+    const lines = lineCount(record.text);
+    for (let line = 0; line < lines; line++) {
+      origin.push(record.line + line);
+      owner.push(index);
+    }
+  });
+  parts.push('\n', `</${preamble.rootQName}>`);
+  origin.push(preamble.line);
+  owner.push(-1);
+
+  const errors = schemas.validate(parts.join(''), typeName);
+  const preambleErrors: SchemaError[] = [];
+  const recordErrors = new Map<number, SchemaError[]>();
+  for (const error of errors) {
+    const at = error.line ?? 0;
+    const index = owner[at] ?? -1;
+    const original = origin[at];
+    const located: SchemaError = { ...error, ...(original ? { line: original } : {}) };
+    if (index >= 0) {
+      const list = recordErrors.get(index) ?? [];
+      list.push(located);
+      recordErrors.set(index, list);
+    } else if (!(records.length === 0 && missingRecords(error.text, recordName))) {
+      preambleErrors.push(located);
+    }
+  }
+  return { preambleErrors, recordErrors };
+}
+
+function lineCount(text: string): number {
+  let count = 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count += 1;
+  return count;
+}
+
+function messageOf(error: unknown): string {
+  return ((error as Error).message ?? String(error)).trim();
+}
