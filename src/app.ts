@@ -26,6 +26,7 @@ import { openPgliteDatabase } from './ledger/pglite.database.ts';
 import { seedDemoData } from './ledger/demo-data.ts';
 import { Catalogue } from './messages/catalogue.ts';
 import { SchemaRegistry } from './messages/schema-registry.ts';
+import { InlineBatchValidator } from './messages/custodian-reporting/report-validator.ts';
 import { createIntake } from './pipeline/intake.ts';
 import { startEmbeddedRedis, type EmbeddedRedis } from './pipeline/embedded-redis.ts';
 import { InlineScheduler } from './pipeline/inline-scheduler.ts';
@@ -119,13 +120,16 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       closers.push(() => opened.close());
     }
 
+    const schemas = SchemaRegistry.load(join(PROJECT_ROOT, 'schemas'));
+    const reportValidator = new InlineBatchValidator(schemas);
     const deps: PipelineDeps = {
       db,
       catalogue,
-      schemas: SchemaRegistry.load(join(PROJECT_ROOT, 'schemas')),
+      schemas,
       counterparties,
       limits: config.limits,
       documents: new DocumentStore(join(dataDir, 'documents')),
+      reportValidator,
       rules: config.rules,
       clock: options.clock ?? (() => new Date()),
       outboundFor: (counterpartyId, requestChannel) => router.channelFor(counterpartyId, requestChannel),

@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../core/error-codes.ts';
 import type { Sql } from '../ledger/database.ts';
-import type { SchemaRegistry } from './schema-registry.ts';
+import type { BatchValidator } from './custodian-reporting/report-validator.ts';
 import type { XmlElement } from './xml-element.ts';
 
 /**
@@ -79,7 +79,8 @@ export interface ApplyContext {
   readonly rules: { readonly maxBackdateDays: number };
   /** The document's stored bytes: what a streamed report reads its records from. */
   openDocument(): Promise<DocumentSource>;
-  readonly schemas: SchemaRegistry;
+  /** Validates record batches of a streamed report (on a thread of its own in the gateway). */
+  readonly reportValidator: BatchValidator;
   readonly maxXmlDepth: number;
   /** Reports progress of a long apply (throttled by the caller of the handler). */
   progress(progress: ApplyProgress): void;

@@ -5,6 +5,7 @@ import type { SchemaRegistry } from '../messages/schema-registry.ts';
 import type { PipelineStage } from '../ledger/messages.repository.ts';
 import type { OutboundChannel } from '../channels/outbound.ts';
 import type { DocumentStore } from '../ledger/document-store.ts';
+import type { BatchValidator } from '../messages/custodian-reporting/report-validator.ts';
 
 /**
  * What every pipeline stage is given: the ports it may touch, passed in by the
@@ -39,6 +40,8 @@ export interface PipelineDeps {
   readonly schemas: SchemaRegistry;
   readonly counterparties: ReadonlyMap<string, Counterparty>;
   readonly limits: { readonly maxDocumentBytes: number; readonly maxXmlDepth: number; readonly maxReportBytes: number };
+  /** Validates record batches of streamed custodian reports. */
+  readonly reportValidator: BatchValidator;
   /** Where documents too large for the database (custodian reports) are kept. */
   readonly documents: DocumentStore;
   /** Progress of the current job, when a queue runs it (BullMQ job progress). */

@@ -2,7 +2,7 @@ import type { Sql } from '../../ledger/database.ts';
 import type { MessageType } from '../message-type.ts';
 import { custodianOrderingKey, formatOre, readCustodianReport, toOre, type CustodianReport } from './custodian-report.ts';
 import { ingestReport, type AcceptedAccount, type ReportKind, type ReportLoad } from './report-ingestion.ts';
-import type { RecordView } from './record-view.ts';
+import { decodeReferences, type RecordView } from './record-view.ts';
 
 /**
  * Holdings: a custodian's daily report of each custody account's positions and cash.
@@ -27,7 +27,48 @@ const holdingsKind: ReportKind<AccountValue> = {
   finish: storeValuations,
 };
 
+/**
+ * One pass over a schema-valid account: the schema fixes the order Isin, Quantity,
+ * MarketValue, InstrumentCurrency?, so one pattern reads a whole position.
+ */
+const P = '(?:[A-Za-z_][\\w.-]*:)?';
+const field = (name: string) => `<${P}${name}(?:\\s[^>]*)?>([^<]*)</${P}${name}\\s*>\\s*`;
+const POSITION = new RegExp(
+  `<${P}Position(?:\\s[^>]*)?>\\s*${field('Isin')}${field('Quantity')}${field('MarketValue')}(?:${field('InstrumentCurrency')})?</${P}Position\\s*>`,
+  'g',
+);
+
 function readHoldingsAccount(account: RecordView, { report, messageId }: ReportLoad) {
+  const accountNumber = account.value('AccountNumber') ?? '';
+  const seen = new Set<string>();
+  let positionsOre = 0n;
+  let rows = '';
+  let count = 0;
+  const text = account.text;
+  POSITION.lastIndex = 0;
+  for (let match = POSITION.exec(text); match; match = POSITION.exec(text)) {
+    const isin = clean(match[1]);
+    if (seen.has(isin)) {
+      const line = account.line + (text.slice(0, match.index).match(/\n/g)?.length ?? 0);
+      return { rejection: { code: 'POSITION_DUPLICATE' as const, text: `Account ${accountNumber} reports ${isin} more than once (again on line ${line}).` } };
+    }
+    seen.add(isin);
+    const marketValue = clean(match[3]);
+    positionsOre += toOre(marketValue);
+    rows += `${accountNumber}\t${report.asOfDate}\t${isin}\t${clean(match[2])}\t${marketValue}\t${match[4] === undefined ? 'SEK' : clean(match[4])}\t${messageId}\n`;
+    count += 1;
+  }
+  // A layout the one-pass pattern does not know (it is schema-valid all the same): read field by field.
+  if (count !== (text.match(POSITION_START)?.length ?? 0)) return readFieldByField(account, { report, messageId });
+  return {
+    rows: { rows, count },
+    facts: { cashOre: toOre(account.value('Cash') ?? '0'), positionsOre, positions: count },
+  };
+}
+
+const POSITION_START = new RegExp(`<${P}Position[\\s>]`, 'g');
+
+function readFieldByField(account: RecordView, { report, messageId }: ReportLoad) {
   const accountNumber = account.value('AccountNumber') ?? '';
   const seen = new Set<string>();
   let positionsOre = 0n;
@@ -41,13 +82,18 @@ function readHoldingsAccount(account: RecordView, { report, messageId }: ReportL
     seen.add(isin);
     const marketValue = position.value('MarketValue') ?? '0';
     positionsOre += toOre(marketValue);
-    const currency = position.value('InstrumentCurrency') ?? 'SEK';
-    rows += `${accountNumber}\t${report.asOfDate}\t${isin}\t${position.value('Quantity')}\t${marketValue}\t${currency}\t${messageId}\n`;
+    rows += `${accountNumber}\t${report.asOfDate}\t${isin}\t${position.value('Quantity')}\t${marketValue}\t${position.value('InstrumentCurrency') ?? 'SEK'}\t${messageId}\n`;
   }
   return {
     rows: { rows, count: positions.length },
     facts: { cashOre: toOre(account.value('Cash') ?? '0'), positionsOre, positions: positions.length },
   };
+}
+
+/** A field's text: trimmed, and character references decoded (rare in these fields). */
+function clean(value: string | undefined): string {
+  const text = (value ?? '').trim();
+  return text.includes('&') ? decodeReferences(text) : text;
 }
 
 async function storeValuations(tx: Sql, { report, messageId }: ReportLoad, accounts: readonly AcceptedAccount<AccountValue>[], copied: number): Promise<number> {

@@ -34,7 +34,7 @@ export class RecordView {
   /** Trimmed text of the first element with this local name, or undefined. */
   value(name: string): string | undefined {
     const match = pattern(`v:${name}`, () => new RegExp(`<${NAME_PREFIX}${name}(?:\\s[^>]*)?>([^<]*)<`)).exec(this.text);
-    return match?.[1] === undefined ? undefined : decode(match[1].trim());
+    return match?.[1] === undefined ? undefined : decodeReferences(match[1].trim());
   }
 
   /** An attribute (unqualified) of the first element with this local name. */
@@ -42,7 +42,7 @@ export class RecordView {
     const tag = pattern(`t:${name}`, () => new RegExp(`<${NAME_PREFIX}${name}(\\s[^>]*)?>`)).exec(this.text)?.[1];
     if (!tag) return undefined;
     const value = new RegExp(`(?:^|\\s)${attribute}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(tag);
-    return value ? decode(value[1] ?? value[2] ?? '') : undefined;
+    return value ? decodeReferences(value[1] ?? value[2] ?? '') : undefined;
   }
 
   /** Every element with this local name, in order, as views of their content. */
@@ -64,7 +64,8 @@ function plain(text: string): string {
     .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, (_all, inner: string) => inner.replace(/&/g, '&amp;').replace(/</g, '&lt;'));
 }
 
-function decode(text: string): string {
+/** Decodes the predefined entities and character references of XML text. */
+export function decodeReferences(text: string): string {
   if (!text.includes('&')) return text;
   return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|lt|gt|amp|quot|apos);/g, (_all, entity: string) => {
     if (entity.startsWith('#x')) return String.fromCodePoint(parseInt(entity.slice(2), 16));

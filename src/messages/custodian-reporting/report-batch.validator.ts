@@ -1,6 +1,9 @@
 import type { SchemaError, SchemaRegistry } from '../schema-registry.ts';
 import type { ReportPreamble, ReportRecord } from './report-splitter.ts';
 
+/** What validation needs of the preamble: its text, not the parsed tree. */
+export type PreambleText = Omit<ReportPreamble, 'root'>;
+
 /**
  * Validates records of a streamed report in batches against the report's own schema:
  * the preamble and a batch of records, as the sender wrote them, make a small
@@ -22,7 +25,7 @@ function missingRecords(text: string, recordName: string): boolean {
   return new RegExp(`Missing child element\\(s\\)\\. Expected is \\( (\\{[^}]*\\})?${recordName} \\)`).test(text);
 }
 
-export function validateReportBatch(schemas: SchemaRegistry, typeName: string, preamble: ReportPreamble, records: readonly ReportRecord[], recordName = 'Account'): BatchVerdict {
+export function validateReportBatch(schemas: SchemaRegistry, typeName: string, preamble: PreambleText, records: readonly ReportRecord[], recordName = 'Account'): BatchVerdict {
   try {
     return validateTogether(schemas, typeName, preamble, records, recordName);
   } catch (error) {
@@ -44,7 +47,7 @@ export function validateReportBatch(schemas: SchemaRegistry, typeName: string, p
   }
 }
 
-function validateTogether(schemas: SchemaRegistry, typeName: string, preamble: ReportPreamble, records: readonly ReportRecord[], recordName: string): BatchVerdict {
+function validateTogether(schemas: SchemaRegistry, typeName: string, preamble: PreambleText, records: readonly ReportRecord[], recordName: string): BatchVerdict {
   // Per line of the synthetic document (1-based): the original line, and the owning record (-1: root or preamble).
   const origin: number[] = [0];
   const owner: number[] = [-1];
@@ -66,7 +69,7 @@ function validateTogether(schemas: SchemaRegistry, typeName: string, preamble: R
   origin.push(preamble.line);
   owner.push(-1);
 
-  const errors = schemas.validate(parts.join(''), typeName);
+  const errors = schemas.validate(parts.join(''), typeName, { noblanks: true });
   const preambleErrors: SchemaError[] = [];
   const recordErrors = new Map<number, SchemaError[]>();
   for (const error of errors) {

@@ -2,7 +2,7 @@ import type { ErrorCode } from '../../core/error-codes.ts';
 import type { Sql } from '../../ledger/database.ts';
 import { recordReportArrival } from '../../ledger/report-deadlines.repository.ts';
 import type { ApplyContext, ApplyOutcome, DocumentErrorOutcome, RejectedAccount } from '../message-type.ts';
-import { validateReportBatch } from './report-batch.validator.ts';
+import type { BatchVerdict } from './report-batch.validator.ts';
 import { ReportRejected, splitReport, type ReportPreamble, type ReportRecord } from './report-splitter.ts';
 import { RecordView } from './record-view.ts';
 import type { CustodianReport } from './custodian-report.ts';
@@ -52,6 +52,9 @@ export interface ReportKind<Facts> {
 
 /** Text per libxml2 validation call (about 1,000 positions): about five times cheaper than one call per record. */
 const BATCH_CHARACTERS = 128 * 1024;
+/** Batches handed to an asynchronous validator before the oldest one's verdict is awaited. */
+const MAX_BATCHES_IN_FLIGHT = 3;
+const RECORD_NAME = 'Account';
 /** Schema errors quoted per rejected account. */
 const ERRORS_PER_ACCOUNT = 5;
 
@@ -117,37 +120,55 @@ class Load<Facts> {
   ) {}
 
   async *rows(bytes: AsyncIterable<Uint8Array>, bytesTotal: number): AsyncGenerator<string> {
+    const validator = this.context.reportValidator;
+    const typeName = this.kind.name;
     let preamble: ReportPreamble | undefined;
     let batch: ReportRecord[] = [];
-    let lines = 0; // characters of the batch
-    for await (const chunk of splitReport(bytes, { recordName: 'Account', maxDepth: this.context.maxXmlDepth })) {
-      if (chunk.kind === 'preamble') {
-        preamble = chunk.preamble;
-        const verdict = validateReportBatch(this.context.schemas, this.kind.name, preamble, []);
-        if (verdict.preambleErrors.length > 0) {
-          this.documentErrors.push(...verdict.preambleErrors.map((e) => ({ code: 'SCHEMA_VIOLATION' as const, ...e })));
-          return;
-        }
-        continue;
-      }
-      batch.push(chunk.record);
-      lines += chunk.record.text.length;
-      if (lines < BATCH_CHARACTERS || !preamble) continue;
-      const text = this.#take(preamble, batch);
-      batch = [];
-      lines = 0;
-      if (text) yield text;
+    let characters = 0;
+    // Batches being validated, oldest first: with a validator off this thread the file is read on meanwhile.
+    const inFlight: { records: ReportRecord[]; verdict: Promise<BatchVerdict> }[] = [];
+    const settle = async () => {
+      const oldest = inFlight.shift();
+      if (!oldest) return '';
+      const text = this.#decide(oldest.records, await oldest.verdict);
       this.context.progress({ bytesRead: this.bytesRead, bytesTotal, records: this.records });
-    }
-    if (preamble && batch.length > 0) {
-      const text = this.#take(preamble, batch);
-      if (text) yield text;
+      return text;
+    };
+    try {
+      for await (const chunk of splitReport(bytes, { recordName: RECORD_NAME, maxDepth: this.context.maxXmlDepth })) {
+        if (chunk.kind === 'preamble') {
+          preamble = chunk.preamble;
+          const verdict = await validator.validate(typeName, preamble, [], RECORD_NAME);
+          if (verdict.preambleErrors.length > 0) {
+            this.documentErrors.push(...verdict.preambleErrors.map((e) => ({ code: 'SCHEMA_VIOLATION' as const, ...e })));
+            return;
+          }
+          continue;
+        }
+        batch.push(chunk.record);
+        characters += chunk.record.text.length;
+        if (characters < BATCH_CHARACTERS || !preamble) continue;
+        inFlight.push({ records: batch, verdict: validator.validate(typeName, preamble, batch, RECORD_NAME) });
+        batch = [];
+        characters = 0;
+        if (inFlight.length >= MAX_BATCHES_IN_FLIGHT) {
+          const text = await settle();
+          if (text) yield text;
+        }
+      }
+      if (preamble && batch.length > 0) inFlight.push({ records: batch, verdict: validator.validate(typeName, preamble, batch, RECORD_NAME) });
+      while (inFlight.length > 0) {
+        const text = await settle();
+        if (text) yield text;
+      }
+    } finally {
+      // A document that breaks off leaves no validation unobserved.
+      for (const pending of inFlight) pending.verdict.catch(() => undefined);
     }
   }
 
-  /** Validates a batch and decides each of its accounts; gives the COPY text of the accepted ones. */
-  #take(preamble: ReportPreamble, batch: readonly ReportRecord[]): string {
-    const verdict = validateReportBatch(this.context.schemas, this.kind.name, preamble, batch);
+  /** Decides each account of a validated batch; gives the COPY text of the accepted ones. */
+  #decide(batch: readonly ReportRecord[], verdict: BatchVerdict): string {
     const out: string[] = [];
     batch.forEach((record, index) => {
       this.received += 1;
