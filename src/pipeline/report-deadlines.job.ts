@@ -57,6 +57,9 @@ export function latestPassedDueDay(now: Date): IsoDate {
   return now.getTime() > reportDeadline(day).getTime() ? day : previousBankingDay(day);
 }
 
+/** Deadline checks that have already said, at warn level, that no notice can be mailed. */
+const warnedWithoutMail = new WeakSet<DeadlineCheckDeps>();
+
 /**
  * Checks the given due days at `now`, inside the caller's transaction: records what is
  * missing, and mails one notice of the late and missing reports not yet notified.
@@ -77,7 +80,10 @@ export async function checkReportDeadlines(
   const unnotified = await lockUnnotifiedReports(tx, first, last);
   if (unnotified.length === 0) return { recordedMissing, notified: [] };
   if (!deps.mailSender || !deps.operationsAddress) {
-    deps.log.warn({ reports: unnotified.length }, 'late or missing custodian reports, but no mail.smtp or notifications.operationsAddress to tell anyone');
+    // Said once per process at warn level (a catch-up at start runs many checks), then at debug.
+    const level = warnedWithoutMail.has(deps) ? 'debug' : 'warn';
+    warnedWithoutMail.add(deps);
+    deps.log[level]({ reports: unnotified.length }, 'late or missing custodian reports, but no mail.smtp or notifications.operationsAddress to tell anyone; see `depot-gateway reports`');
     return { recordedMissing, notified: [] };
   }
   const { subject, text } = noticeText(unnotified, now);
