@@ -43,6 +43,7 @@ export class RemoteSftpOutbox implements OutboundChannel {
       await remote.session.run(`upload ${target}`, async (client) => {
         await client.put(Buffer.from(document.body, 'utf8'), temporary);
         await renameOnto(client, temporary, target);
+        await removeStaleTemporaries(client, folder, fileName);
       });
     } catch (error) {
       await remote.session.run(`remove ${temporary}`, (client) => client.delete(temporary, true)).catch(() => undefined);
@@ -63,5 +64,21 @@ async function renameOnto(client: SftpClient, from: string, to: string): Promise
     if (!/not support|unsupported/i.test((error as Error).message)) throw error;
     if (await client.exists(to)) await client.delete(to);
     await client.rename(from, to);
+  }
+}
+
+/**
+ * An earlier attempt cut off mid-upload (the server went away) leaves its temporary
+ * file behind, and the cleanup after it could not reach the server either: once the
+ * document is in place, its leftovers go. Best effort: they are dot-files readers skip.
+ */
+async function removeStaleTemporaries(client: SftpClient, folder: string, fileName: string): Promise<void> {
+  try {
+    const prefix = `.${fileName}.`;
+    for (const entry of await client.list(folder)) {
+      if (entry.name.startsWith(prefix) && entry.name.endsWith('.tmp')) await client.delete(`${folder}/${entry.name}`, true);
+    }
+  } catch {
+    // The document is delivered; a leftover temporary name harms no reader.
   }
 }
