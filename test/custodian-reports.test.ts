@@ -185,6 +185,24 @@ describe('custodian reports', () => {
     assert.equal(BigInt(Math.round(Number((await valuation('DEPA-100001', '2026-11-17'))?.total_value) * 100)), valueOre('0.00', many));
   });
 
+  test('a large report handed over in memory (not as a file) is kept in the document store too', async () => {
+    const many = positions(1500, 12);
+    const xml = holdingsReport('H-LARGE-BYTES', '2026-11-11', [{ accountNumber: 'DEPA-100005', cash: '0.00', positions: many }]);
+    assert.ok(Buffer.byteLength(xml) > 64 * 1024);
+    await gateway.intake.receive({
+      channel: 'cli', counterpartyId: 'demo-custodian', externalId: 'holdings-large-bytes.xml', receivedAt: new Date(),
+      content: { bytes: Buffer.from(xml) }, metadata: { fileName: 'holdings-large-bytes.xml' },
+    });
+    const ack = await acknowledgementOf('demo-custodian', 'holdings-large-bytes.xml');
+    assert.match(ack.body, /<Status>Accepted<\/Status>[\s\S]*<RecordsLoaded>1500<\/RecordsLoaded>/);
+    const { rows } = await gateway.deps.db.query<{ raw: Buffer | null; raw_location: string | null }>(
+      `SELECT raw, raw_location FROM messages WHERE external_id = 'holdings-large-bytes.xml'`,
+    );
+    assert.equal(rows[0]?.raw, null);
+    assert.ok(rows[0]?.raw_location);
+    assert.equal(await positionCount('DEPA-100005', '2026-11-11'), 1500);
+  });
+
   test('a report that breaks half-way, or names another custodian, is rejected whole and loads nothing', async () => {
     const accounts = Array.from({ length: 6 }, (_, i) => holdingsAccount({ accountNumber: `DEPA-10000${i + 1}`, cash: '1.00', positions: positions(400, i) }));
     const broken = `${holdingsHead('H-BROKEN', '2026-11-16')}${accounts.join('')}  <Account><AccountNumber>DEPA-100001</Oops>\n</Holdings>\n`;

@@ -10,6 +10,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dropFile, startTestGateway, waitFor, type TestGateway } from './support/harness.ts';
 import { changeFee, PERSONS } from './support/documents.ts';
+import { holdingsReport } from './support/custodian-reports.ts';
 
 let gateway: TestGateway | undefined;
 after(() => gateway?.destroy());
@@ -43,4 +44,19 @@ test('documents handed over together are recorded in one statement on the embedd
   );
   assert.deepEqual(rows.map((row) => row.external_id), ['embedded-a.xml', 'embedded-b.xml']);
   assert.match(Buffer.from(rows[0]!.raw).toString('utf8'), /<Value>310<\/Value>/, 'the bytes are stored as sent');
+});
+
+test('a Holdings report is loaded by COPY on the embedded PostgreSQL too', async () => {
+  assert.ok(gateway, 'the first test started the gateway');
+  await dropFile(gateway.inbox('demo-custodian'), 'embedded-holdings.xml', holdingsReport('EMB-H-1', '2026-11-19', [
+    { accountNumber: 'DEPA-100001', cash: '10.00', positions: [{ isin: 'SE000DEPA010', quantity: '2', marketValue: '150.25' }, { isin: 'SE000DEPA028', quantity: '1', marketValue: '49.75' }] },
+  ]));
+  const outbox = gateway.outbox('demo-custodian');
+  const name = await waitFor(async () => (await readdir(outbox)).find((file) => file.startsWith('embedded-holdings.')), 'the acknowledgement');
+  assert.match(await readFile(join(outbox, name), 'utf8'), /<Status>Accepted<\/Status>[\s\S]*<RecordsLoaded>2<\/RecordsLoaded>/);
+  const { rows } = await gateway.deps.db.query<{ total_value: string; positions: string }>(
+    `SELECT v.total_value::text, (SELECT count(*) FROM custody_positions p WHERE p.message_id = v.message_id)::text AS positions
+       FROM custody_valuations v WHERE v.account_number = 'DEPA-100001' AND v.as_of = '2026-11-19'`,
+  );
+  assert.deepEqual(rows, [{ total_value: '210.00', positions: '2' }]);
 });
