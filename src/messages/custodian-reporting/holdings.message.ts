@@ -1,7 +1,7 @@
+import { GatewayError } from '../../core/gateway-error.ts';
 import type { Sql } from '../../ledger/database.ts';
-import type { MessageType } from '../message-type.ts';
-import { custodianOrderingKey, formatOre, readCustodianReport, toOre, type CustodianReport } from './custodian-report.ts';
-import { ingestReport, type AcceptedAccount, type ReportKind, type ReportLoad } from './report-ingestion.ts';
+import { formatOre, toOre } from './custodian-report.ts';
+import { streamedReportType, type AcceptedAccount, type ReportKind, type ReportLoad } from './report-ingestion.ts';
 import { decodeReferences, type RecordView } from './record-view.ts';
 
 /**
@@ -58,8 +58,12 @@ function readHoldingsAccount(account: RecordView, { report, messageId }: ReportL
     rows += `${accountNumber}\t${report.asOfDate}\t${isin}\t${clean(match[2])}\t${marketValue}\t${match[4] === undefined ? 'SEK' : clean(match[4])}\t${messageId}\n`;
     count += 1;
   }
-  // A layout the one-pass pattern does not know (it is schema-valid all the same): read field by field.
-  if (count !== (text.match(POSITION_START)?.length ?? 0)) return readFieldByField(account, { report, messageId });
+  // The record is schema-valid, so every position must have been read; fewer would load
+  // part of an account silently. Fail loudly instead: the message goes dead for staff to see.
+  const expected = text.match(POSITION_START)?.length ?? 0;
+  if (count !== expected) {
+    throw new GatewayError('INTERNAL_ERROR', `Read ${count} of the ${expected} positions of account ${accountNumber} (line ${account.line}); the layout is not one the reader knows.`);
+  }
   return {
     rows: { rows, count },
     facts: { cashOre: toOre(account.value('Cash') ?? '0'), positionsOre, positions: count },
@@ -67,28 +71,6 @@ function readHoldingsAccount(account: RecordView, { report, messageId }: ReportL
 }
 
 const POSITION_START = new RegExp(`<${P}Position[\\s>]`, 'g');
-
-function readFieldByField(account: RecordView, { report, messageId }: ReportLoad) {
-  const accountNumber = account.value('AccountNumber') ?? '';
-  const seen = new Set<string>();
-  let positionsOre = 0n;
-  let rows = '';
-  const positions = account.all('Position');
-  for (const position of positions) {
-    const isin = position.value('Isin') ?? '';
-    if (seen.has(isin)) {
-      return { rejection: { code: 'POSITION_DUPLICATE' as const, text: `Account ${accountNumber} reports ${isin} more than once (again on line ${position.line}).` } };
-    }
-    seen.add(isin);
-    const marketValue = position.value('MarketValue') ?? '0';
-    positionsOre += toOre(marketValue);
-    rows += `${accountNumber}\t${report.asOfDate}\t${isin}\t${position.value('Quantity')}\t${marketValue}\t${position.value('InstrumentCurrency') ?? 'SEK'}\t${messageId}\n`;
-  }
-  return {
-    rows: { rows, count: positions.length },
-    facts: { cashOre: toOre(account.value('Cash') ?? '0'), positionsOre, positions: positions.length },
-  };
-}
 
 /** A field's text: trimmed, and character references decoded (rare in these fields). */
 function clean(value: string | undefined): string {
@@ -121,13 +103,4 @@ async function storeValuations(tx: Sql, { report, messageId }: ReportLoad, accou
   return copied;
 }
 
-export const holdings: MessageType<CustodianReport> = {
-  name: 'Holdings',
-  responseName: 'HoldingsResponse',
-  family: 'custodian-reporting',
-  streamed: { recordName: 'Account' },
-  read: readCustodianReport,
-  senderMessageId: (report) => report.messageId,
-  orderingKey: custodianOrderingKey,
-  apply: (context, report) => ingestReport(context, holdingsKind, report),
-};
+export const holdings = streamedReportType(holdingsKind);

@@ -1,11 +1,11 @@
 import type { ErrorCode } from '../../core/error-codes.ts';
 import type { Sql } from '../../ledger/database.ts';
 import { recordReportArrival } from '../../ledger/report-deadlines.repository.ts';
-import type { ApplyContext, ApplyOutcome, DocumentErrorOutcome, RejectedAccount } from '../message-type.ts';
+import type { ApplyContext, ApplyOutcome, DocumentErrorOutcome, MessageType, RejectedAccount } from '../message-type.ts';
 import type { BatchVerdict } from './report-batch.validator.ts';
 import { ReportRejected, splitReport, type ReportPreamble, type ReportRecord } from './report-splitter.ts';
 import { RecordView } from './record-view.ts';
-import type { CustodianReport } from './custodian-report.ts';
+import { custodianOrderingKey, readCustodianReport, type CustodianReport } from './custodian-report.ts';
 
 /**
  * Streams a custodian report into the ledger inside the apply transaction:
@@ -52,11 +52,23 @@ export interface ReportKind<Facts> {
 
 /** Text per libxml2 validation call (about 1,000 positions): about five times cheaper than one call per record. */
 const BATCH_CHARACTERS = 128 * 1024;
-/** Batches handed to an asynchronous validator before the oldest one's verdict is awaited. */
-const MAX_BATCHES_IN_FLIGHT = 3;
 const RECORD_NAME = 'Account';
 /** Schema errors quoted per rejected account. */
 const ERRORS_PER_ACCOUNT = 5;
+
+/** The message type of a streamed report kind: its preamble read at validation, its accounts streamed at apply. */
+export function streamedReportType<Facts>(kind: ReportKind<Facts>): MessageType<CustodianReport> {
+  return {
+    name: kind.name,
+    responseName: `${kind.name}Response`,
+    family: 'custodian-reporting',
+    streamed: { recordName: RECORD_NAME },
+    read: readCustodianReport,
+    senderMessageId: (report) => report.messageId,
+    orderingKey: custodianOrderingKey,
+    apply: (context, report) => ingestReport(context, kind, report),
+  };
+}
 
 export async function ingestReport<Facts>(context: ApplyContext, kind: ReportKind<Facts>, report: CustodianReport): Promise<ApplyOutcome> {
   // An empty number is a header the schema refuses: the preamble's validation says so, with its line.
@@ -121,49 +133,36 @@ class Load<Facts> {
 
   async *rows(bytes: AsyncIterable<Uint8Array>, bytesTotal: number): AsyncGenerator<string> {
     const validator = this.context.reportValidator;
-    const typeName = this.kind.name;
     let preamble: ReportPreamble | undefined;
     let batch: ReportRecord[] = [];
     let characters = 0;
-    // Batches being validated, oldest first: with a validator off this thread the file is read on meanwhile.
-    const inFlight: { records: ReportRecord[]; verdict: Promise<BatchVerdict> }[] = [];
-    const settle = async () => {
-      const oldest = inFlight.shift();
-      if (!oldest) return '';
-      const text = this.#decide(oldest.records, await oldest.verdict);
+    const take = async (head: ReportPreamble, records: ReportRecord[]) => {
+      const text = this.#decide(records, await validator.validate(this.kind.name, head, records, RECORD_NAME));
       this.context.progress({ bytesRead: this.bytesRead, bytesTotal, records: this.records });
       return text;
     };
-    try {
-      for await (const chunk of splitReport(bytes, { recordName: RECORD_NAME, maxDepth: this.context.maxXmlDepth })) {
-        if (chunk.kind === 'preamble') {
-          preamble = chunk.preamble;
-          const verdict = await validator.validate(typeName, preamble, [], RECORD_NAME);
-          if (verdict.preambleErrors.length > 0) {
-            this.documentErrors.push(...verdict.preambleErrors.map((e) => ({ code: 'SCHEMA_VIOLATION' as const, ...e })));
-            return;
-          }
-          continue;
+    for await (const chunk of splitReport(bytes, { recordName: RECORD_NAME, maxDepth: this.context.maxXmlDepth })) {
+      if (chunk.kind === 'preamble') {
+        preamble = chunk.preamble;
+        const verdict = await validator.validate(this.kind.name, preamble, [], RECORD_NAME);
+        if (verdict.preambleErrors.length > 0) {
+          this.documentErrors.push(...verdict.preambleErrors.map((e) => ({ code: 'SCHEMA_VIOLATION' as const, ...e })));
+          return;
         }
-        batch.push(chunk.record);
-        characters += chunk.record.text.length;
-        if (characters < BATCH_CHARACTERS || !preamble) continue;
-        inFlight.push({ records: batch, verdict: validator.validate(typeName, preamble, batch, RECORD_NAME) });
-        batch = [];
-        characters = 0;
-        if (inFlight.length >= MAX_BATCHES_IN_FLIGHT) {
-          const text = await settle();
-          if (text) yield text;
-        }
+        continue;
       }
-      if (preamble && batch.length > 0) inFlight.push({ records: batch, verdict: validator.validate(typeName, preamble, batch, RECORD_NAME) });
-      while (inFlight.length > 0) {
-        const text = await settle();
-        if (text) yield text;
-      }
-    } finally {
-      // A document that breaks off leaves no validation unobserved.
-      for (const pending of inFlight) pending.verdict.catch(() => undefined);
+      batch.push(chunk.record);
+      characters += chunk.record.text.length;
+      // The splitter hands over the preamble before any record.
+      if (characters < BATCH_CHARACTERS || !preamble) continue;
+      const text = await take(preamble, batch);
+      batch = [];
+      characters = 0;
+      if (text) yield text;
+    }
+    if (preamble && batch.length > 0) {
+      const text = await take(preamble, batch);
+      if (text) yield text;
     }
   }
 

@@ -1,7 +1,5 @@
 import type { Sql } from '../../ledger/database.ts';
-import type { MessageType } from '../message-type.ts';
-import { custodianOrderingKey, readCustodianReport, type CustodianReport } from './custodian-report.ts';
-import { ingestReport, type ReportKind, type ReportLoad } from './report-ingestion.ts';
+import { streamedReportType, type ReportKind, type ReportLoad } from './report-ingestion.ts';
 import type { RecordView } from './record-view.ts';
 
 /**
@@ -58,13 +56,4 @@ async function insertNewTransactions(tx: Sql): Promise<number> {
   return Number(rows[0]?.inserted ?? 0);
 }
 
-export const transactions: MessageType<CustodianReport> = {
-  name: 'Transactions',
-  responseName: 'TransactionsResponse',
-  family: 'custodian-reporting',
-  streamed: { recordName: 'Account' },
-  read: readCustodianReport,
-  senderMessageId: (report) => report.messageId,
-  orderingKey: custodianOrderingKey,
-  apply: (context, report) => ingestReport(context, transactionsKind, report),
-};
+export const transactions = streamedReportType(transactionsKind);
