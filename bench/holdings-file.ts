@@ -12,14 +12,14 @@
  * valuation per account. Stage times come from the gateway's own status events.
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import {
-  createDatabase, deleteQueueKeys, envNumber, freePort, mb, REDIS_URL, round, RssSampler, runMigrate, startGateway, withClient, writeConfig,
-  type BenchDatabase, type GatewayProcess,
+  createDatabase, envNumber, freePort, mb, REDIS_URL, round, RssSampler, runMigrate, startGateway, withClient, writeConfig,
+  runBenchmark, type BenchResources,
 } from './support.ts';
 import { machine } from './report.ts';
 
@@ -71,7 +71,7 @@ async function waitForAcknowledgement(outbox: string, timeoutMs: number): Promis
   }
 }
 
-async function main(resources: { database?: BenchDatabase; gateway?: GatewayProcess; temp?: string; prefix?: string }): Promise<boolean> {
+async function main(resources: BenchResources): Promise<boolean> {
   const temp = (resources.temp = await mkdtemp(join(tmpdir(), 'dg-bench-holdings-')));
   const database = (resources.database = await createDatabase());
   const queuePrefix = (resources.prefix = `dgbench${randomBytes(4).toString('hex')}`);
@@ -142,18 +142,4 @@ target: < 10000 ms and < 256 MB — ${met ? 'met' : 'NOT met'}
   return ok;
 }
 
-const resources: { database?: BenchDatabase; gateway?: GatewayProcess; temp?: string; prefix?: string } = {};
-let ok = false;
-try {
-  ok = await main(resources);
-} catch (error) {
-  log(`failed: ${(error as Error).stack ?? String(error)}`);
-  const output = resources.gateway?.output();
-  if (output) log(`gateway output:\n${output.slice(-4000)}`);
-} finally {
-  await resources.gateway?.stop();
-  await resources.database?.drop();
-  if (resources.prefix) await deleteQueueKeys(resources.prefix);
-  if (resources.temp) await rm(resources.temp, { recursive: true, force: true });
-}
-process.exit(ok ? 0 : 1);
+await runBenchmark('holdings-file', main);

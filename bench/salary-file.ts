@@ -10,15 +10,15 @@
  * Every response is checked: every item Accepted, the salary rows in PostgreSQL equal
  * the items sent. Stage times come from the gateway's own status events.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { addDays, stockholmDate } from '../src/core/calendar-date.ts';
 import { dropFile } from '../test/support/harness.ts';
 import {
-  createDatabase, deleteQueueKeys, envNumber, freePort, mb, REDIS_URL, round, RssSampler, runMigrate, startGateway, withClient, writeConfig,
-  type BenchDatabase, type GatewayProcess,
+  createDatabase, envNumber, freePort, mb, REDIS_URL, round, RssSampler, runMigrate, startGateway, withClient, writeConfig,
+  runBenchmark, type BenchResources,
 } from './support.ts';
 import { EMPLOYER, personalIdentityNumber, seedAgreements } from './workload.ts';
 import { machine } from './report.ts';
@@ -88,7 +88,7 @@ async function stageTimes(databaseUrl: string, externalId: string): Promise<{ re
   });
 }
 
-async function main(resources: { database?: BenchDatabase; gateway?: GatewayProcess; temp?: string; prefix?: string }): Promise<boolean> {
+async function main(resources: BenchResources): Promise<boolean> {
   const temp = (resources.temp = await mkdtemp(join(tmpdir(), 'dg-bench-salary-')));
   const database = (resources.database = await createDatabase());
   const queuePrefix = (resources.prefix = `dgbench${randomBytes(4).toString('hex')}`);
@@ -155,18 +155,4 @@ target: applied with its per-item response in < 5000 ms — best ${best} ms, wor
   return ok;
 }
 
-const resources: { database?: BenchDatabase; gateway?: GatewayProcess; temp?: string; prefix?: string } = {};
-let ok = false;
-try {
-  ok = await main(resources);
-} catch (error) {
-  log(`failed: ${(error as Error).stack ?? String(error)}`);
-  const output = resources.gateway?.output();
-  if (output) log(`gateway output:\n${output.slice(-4000)}`);
-} finally {
-  await resources.gateway?.stop();
-  await resources.database?.drop();
-  if (resources.prefix) await deleteQueueKeys(resources.prefix);
-  if (resources.temp) await rm(resources.temp, { recursive: true, force: true });
-}
-process.exit(ok ? 0 : 1);
+await runBenchmark('salary-file', main);

@@ -5,6 +5,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -174,3 +175,34 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 export const mb = (bytes: number) => Math.round((bytes / (1024 * 1024)) * 10) / 10;
 export const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** What a one-gateway benchmark has started, for `runBenchmark` to clean up. */
+export interface BenchResources {
+  database?: BenchDatabase;
+  gateway?: GatewayProcess;
+  temp?: string;
+  prefix?: string;
+}
+
+/**
+ * Runs a benchmark's main function and, whatever happens, stops its gateway, drops its
+ * database, deletes its queue keys and its temporary folder; exits 0 when main
+ * reported correct results, 1 otherwise (with the gateway's last output on a failure).
+ */
+export async function runBenchmark(name: string, main: (resources: BenchResources) => Promise<boolean>): Promise<never> {
+  const resources: BenchResources = {};
+  let ok = false;
+  try {
+    ok = await main(resources);
+  } catch (error) {
+    process.stdout.write(`[bench ${name}] failed: ${(error as Error).stack ?? String(error)}\n`);
+    const output = resources.gateway?.output();
+    if (output) process.stdout.write(`[bench ${name}] gateway output:\n${output.slice(-4000)}\n`);
+  } finally {
+    await resources.gateway?.stop();
+    await resources.database?.drop();
+    if (resources.prefix) await deleteQueueKeys(resources.prefix);
+    if (resources.temp) await rm(resources.temp, { recursive: true, force: true });
+  }
+  process.exit(ok ? 0 : 1);
+}
