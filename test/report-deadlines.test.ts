@@ -18,7 +18,7 @@ import { migrate } from '../src/ledger/migrate.ts';
 import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
 import { recordReportArrival } from '../src/ledger/report-deadlines.repository.ts';
 import { CALENDAR_TIME_ZONE, runDuePeriods } from '../src/pipeline/calendar.scheduler.ts';
-import { checkReportDeadlines, listCustodianReports, reportDeadlineJob, type DeadlineCheckDeps } from '../src/pipeline/report-deadlines.job.ts';
+import { DEADLINE_CHECK_JOB, checkReportDeadlines, listCustodianReports, reportDeadlineJob, type DeadlineCheckDeps } from '../src/pipeline/report-deadlines.job.ts';
 import { bankingDaysBetween } from '../src/core/banking-calendar.ts';
 import {
   FIXED_NOW, TEST_REDIS_URL, createTestDatabase, startTestGateway, testSettings, waitFor, type TestDatabase, type TestGateway,
@@ -249,7 +249,10 @@ describe('custodian report deadlines', () => {
         '2026-11-20 north-custodian Holdings missing - notified',
         '2026-11-20 north-custodian Transactions missing - notified',
       ]);
-      const { rows: runs } = await gateway.deps.db.query<{ period: string }>("SELECT period FROM calendar_runs WHERE period >= '2026-11-19' ORDER BY period");
+      // Only the deadline check's runs: the debit and payout jobs catch up at the same start.
+      const { rows: runs } = await gateway.deps.db.query<{ period: string }>(
+        "SELECT period FROM calendar_runs WHERE job = $1 AND period >= '2026-11-19' ORDER BY period", [DEADLINE_CHECK_JOB],
+      );
       assert.deepEqual(runs.map((r) => r.period), ['2026-11-19 08:31', '2026-11-19 10:00', '2026-11-20 08:31', '2026-11-20 10:00']);
       await waitFor(() => sink.mails.length >= mails + 1, 'the notice');
       await new Promise((resolve) => setTimeout(resolve, 200));
