@@ -1,3 +1,4 @@
+import { coalesce } from './coalesce.ts';
 import type { Sql } from './database.ts';
 
 /**
@@ -11,18 +12,25 @@ export interface AgreementFacts {
   readonly administrators: readonly string[];
 }
 
-export async function findAgreement(sql: Sql, agreementNumber: string): Promise<AgreementFacts | undefined> {
-  const { rows } = await sql.query<{ employer_organisation_number: string; administrators: string[] | null }>(
-    `SELECT a.employer_organisation_number,
+/** The agreement's employer and administrators, or undefined when the agreement is not known. */
+export function findAgreement(sql: Sql, agreementNumber: string): Promise<AgreementFacts | undefined> {
+  return agreementsByNumber(sql, agreementNumber);
+}
+
+const agreementsByNumber = coalesce(async (sql, agreementNumbers: readonly string[]) => {
+  const { rows } = await sql.query<{ agreement_number: string; employer_organisation_number: string; administrators: string[] | null }>(
+    `SELECT a.agreement_number, a.employer_organisation_number,
             array_remove(array_agg(ad.organisation_number), NULL) AS administrators
        FROM agreements a LEFT JOIN agreement_administrators ad USING (agreement_number)
-      WHERE a.agreement_number = $1 GROUP BY a.employer_organisation_number`,
-    [agreementNumber],
+      WHERE a.agreement_number = ANY($1::text[]) GROUP BY a.agreement_number, a.employer_organisation_number`,
+    [[...new Set(agreementNumbers)]],
   );
-  const row = rows[0];
-  if (!row) return undefined;
-  return { agreementNumber, employerOrganisationNumber: row.employer_organisation_number, administrators: row.administrators ?? [] };
-}
+  const found = new Map<string, AgreementFacts>(rows.map((row) => [
+    row.agreement_number,
+    { agreementNumber: row.agreement_number, employerOrganisationNumber: row.employer_organisation_number, administrators: row.administrators ?? [] },
+  ]));
+  return agreementNumbers.map((number) => found.get(number));
+});
 
 export interface InsuranceFacts {
   readonly insuranceNumber: string;
@@ -47,24 +55,57 @@ export interface InsuranceFacts {
   monthlyPremium: string | null;
 }
 
+/** What a coalesced read of one agreement's rows asks for: the agreement and the keys within it. */
+interface AgreementKeys {
+  readonly agreementNumber: string;
+  readonly keys: readonly string[];
+}
+
+/** The (agreement, key) pairs of several requests, as two parallel arrays for `unnest`. */
+function pairsOf(requests: readonly AgreementKeys[]): [string[], string[]] {
+  const agreements: string[] = [];
+  const keys: string[] = [];
+  for (const request of requests) {
+    for (const key of new Set(request.keys)) {
+      agreements.push(request.agreementNumber);
+      keys.push(key);
+    }
+  }
+  return [agreements, keys];
+}
+
+/** Gives each request the rows of its agreement whose key it asked for. */
+function splitByRequest<Row>(requests: readonly AgreementKeys[], rows: readonly Row[], agreementOf: (row: Row) => string, keyOf: (row: Row) => string): Row[][] {
+  const wanted = requests.map((request) => new Set(request.keys));
+  const byAgreement = new Map<string, Row[]>();
+  for (const row of rows) {
+    const list = byAgreement.get(agreementOf(row)) ?? [];
+    list.push(row);
+    byAgreement.set(agreementOf(row), list);
+  }
+  return requests.map((request, index) => (byAgreement.get(request.agreementNumber) ?? []).filter((row) => wanted[index]?.has(keyOf(row))));
+}
+
 /**
  * The agreement's insurances among `insuranceNumbers`, by number, with their product's
  * bounds and their current paid-up, billing and premium state, in one query.
  */
 export async function findInsurances(sql: Sql, agreementNumber: string, insuranceNumbers: readonly string[]): Promise<Map<string, InsuranceFacts>> {
-  const { rows } = await sql.query<InsuranceRow>(`${INSURANCE_FACTS_SQL} WHERE i.agreement_number = $1 AND i.insurance_number = ANY($2::text[])`, [
-    agreementNumber,
-    [...new Set(insuranceNumbers)],
-  ]);
+  const rows = await insurancesByNumber(sql, { agreementNumber, keys: insuranceNumbers });
   return new Map(rows.map((row) => [row.insurance_number, toInsuranceFacts(row)]));
 }
 
+const insurancesByNumber = coalesce(async (sql, requests: readonly AgreementKeys[]) => {
+  const { rows } = await sql.query<InsuranceRow & { agreement_number: string }>(
+    `${INSURANCE_FACTS_SQL} WHERE (i.agreement_number, i.insurance_number) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+    pairsOf(requests),
+  );
+  return splitByRequest(requests, rows, (row) => row.agreement_number, (row) => row.insurance_number);
+});
+
 /** Every insurance under the agreement of each person among `pins`, by person, in insurance-number order. */
 export async function findInsurancesOfPersons(sql: Sql, agreementNumber: string, pins: readonly string[]): Promise<Map<string, InsuranceFacts[]>> {
-  const { rows } = await sql.query<InsuranceRow>(
-    `${INSURANCE_FACTS_SQL} WHERE i.agreement_number = $1 AND i.insured_pin = ANY($2::text[]) ORDER BY i.insurance_number`,
-    [agreementNumber, [...new Set(pins)]],
-  );
+  const rows = await insurancesByPerson(sql, { agreementNumber, keys: pins });
   const byPerson = new Map<string, InsuranceFacts[]>();
   for (const row of rows) {
     const list = byPerson.get(row.insured_pin) ?? [];
@@ -74,6 +115,14 @@ export async function findInsurancesOfPersons(sql: Sql, agreementNumber: string,
   return byPerson;
 }
 
+const insurancesByPerson = coalesce(async (sql, requests: readonly AgreementKeys[]) => {
+  const { rows } = await sql.query<InsuranceRow & { agreement_number: string }>(
+    `${INSURANCE_FACTS_SQL} WHERE (i.agreement_number, i.insured_pin) IN (SELECT * FROM unnest($1::text[], $2::text[])) ORDER BY i.insurance_number`,
+    pairsOf(requests),
+  );
+  return splitByRequest(requests, rows, (row) => row.agreement_number, (row) => row.insured_pin);
+});
+
 interface InsuranceRow {
   insurance_number: string; insured_pin: string; product_code: string; product_kind: 'P' | 'T' | 'K'; start_date: string;
   custody_account: string | null; min_fixed_charge: string; max_fixed_charge: string; min_capital_charge: string;
@@ -82,7 +131,7 @@ interface InsuranceRow {
 }
 
 const INSURANCE_FACTS_SQL = `
-  SELECT i.insurance_number, i.insured_pin, i.product_code, p.kind AS product_kind, i.start_date::text AS start_date,
+  SELECT i.agreement_number, i.insurance_number, i.insured_pin, i.product_code, p.kind AS product_kind, i.start_date::text AS start_date,
          i.custody_account,
          p.min_fixed_charge::text AS min_fixed_charge, p.max_fixed_charge::text AS max_fixed_charge,
          p.min_capital_charge::text AS min_capital_charge, p.max_capital_charge::text AS max_capital_charge,
@@ -153,15 +202,39 @@ export interface NewFee {
   readonly effectiveDate: string;
 }
 
-export async function insertFees(sql: Sql, messageId: string, fees: readonly NewFee[]): Promise<void> {
-  if (fees.length === 0) return;
+export function insertFees(sql: Sql, messageId: string, fees: readonly NewFee[]): Promise<void> {
+  return fees.length === 0 ? Promise.resolve() : feeWrites(sql, { messageId, rows: fees });
+}
+
+/** What a coalesced write of one document carries: its message id and its rows. */
+interface DocumentRows<Row> {
+  readonly messageId: string;
+  readonly rows: readonly Row[];
+}
+
+/** The rows of several documents in their order, each with its document's message id. */
+function rowsOf<Row>(writes: readonly DocumentRows<Row>[]): { rows: Row[]; messageIds: string[] } {
+  const rows: Row[] = [];
+  const messageIds: string[] = [];
+  for (const write of writes) {
+    for (const row of write.rows) {
+      rows.push(row);
+      messageIds.push(write.messageId);
+    }
+  }
+  return { rows, messageIds };
+}
+
+const feeWrites = coalesce(async (sql, writes: readonly DocumentRows<NewFee>[]) => {
+  const { rows: fees, messageIds } = rowsOf(writes);
   await sql.query(
     `INSERT INTO insurance_fees (insurance_number, fee_type, value, effective_date, message_id)
-     SELECT f.insurance_number, f.fee_type, f.value, f.effective_date, $5
-       FROM unnest($1::text[], $2::text[], $3::numeric[], $4::date[]) AS f(insurance_number, fee_type, value, effective_date)`,
-    [fees.map((f) => f.insuranceNumber), fees.map((f) => f.feeType), fees.map((f) => f.value), fees.map((f) => f.effectiveDate), messageId],
+     SELECT f.insurance_number, f.fee_type, f.value, f.effective_date, f.message_id
+       FROM unnest($1::text[], $2::text[], $3::numeric[], $4::date[], $5::text[]) AS f(insurance_number, fee_type, value, effective_date, message_id)`,
+    [fees.map((f) => f.insuranceNumber), fees.map((f) => f.feeType), fees.map((f) => f.value), fees.map((f) => f.effectiveDate), messageIds],
   );
-}
+  return writes.map(() => undefined);
+});
 
 /**
  * A dated row in insurance_premiums (PremiumAdjustment, and an Insurancepurchase's
@@ -177,16 +250,22 @@ export interface NewPremium {
 }
 
 /** Records the premiums in one statement, in the document's order (so ids follow the items). */
-export async function insertPremiums(sql: Sql, messageId: string, premiums: readonly NewPremium[]): Promise<void> {
-  if (premiums.length === 0) return;
+export function insertPremiums(sql: Sql, messageId: string, premiums: readonly NewPremium[]): Promise<void> {
+  return premiums.length === 0 ? Promise.resolve() : premiumWrites(sql, { messageId, rows: premiums });
+}
+
+const premiumWrites = coalesce(async (sql, writes: readonly DocumentRows<NewPremium>[]) => {
+  const { rows: premiums, messageIds } = rowsOf(writes);
   await sql.query(
     `INSERT INTO insurance_premiums (insurance_number, effective_date, monthly_amount, currency, message_id)
-     SELECT p.insurance_number, p.effective_date, p.monthly_amount, p.currency, $5
-       FROM unnest($1::text[], $2::date[], $3::numeric[], $4::text[]) WITH ORDINALITY AS p(insurance_number, effective_date, monthly_amount, currency, ordinality)
+     SELECT p.insurance_number, p.effective_date, p.monthly_amount, p.currency, p.message_id
+       FROM unnest($1::text[], $2::date[], $3::numeric[], $4::text[], $5::text[])
+            WITH ORDINALITY AS p(insurance_number, effective_date, monthly_amount, currency, message_id, ordinality)
       ORDER BY p.ordinality`,
-    [premiums.map((p) => p.insuranceNumber), premiums.map((p) => p.effectiveDate), premiums.map((p) => p.monthlyAmount), premiums.map((p) => p.currency), messageId],
+    [premiums.map((p) => p.insuranceNumber), premiums.map((p) => p.effectiveDate), premiums.map((p) => p.monthlyAmount), premiums.map((p) => p.currency), messageIds],
   );
-}
+  return writes.map(() => undefined);
+});
 
 /**
  * One insurance_paid_up row per insurance made paid-up (fribrev) by PremiumEnded, or
@@ -199,16 +278,21 @@ export interface NewPaidUp {
 }
 
 /** Records the paid-up dates in one statement, in the document's order. */
-export async function insertPaidUp(sql: Sql, messageId: string, paidUp: readonly NewPaidUp[]): Promise<void> {
-  if (paidUp.length === 0) return;
+export function insertPaidUp(sql: Sql, messageId: string, paidUp: readonly NewPaidUp[]): Promise<void> {
+  return paidUp.length === 0 ? Promise.resolve() : paidUpWrites(sql, { messageId, rows: paidUp });
+}
+
+const paidUpWrites = coalesce(async (sql, writes: readonly DocumentRows<NewPaidUp>[]) => {
+  const { rows: paidUp, messageIds } = rowsOf(writes);
   await sql.query(
     `INSERT INTO insurance_paid_up (insurance_number, paid_up_from, message_id)
-     SELECT u.insurance_number, u.paid_up_from, $3
-       FROM unnest($1::text[], $2::date[]) WITH ORDINALITY AS u(insurance_number, paid_up_from, ordinality)
+     SELECT u.insurance_number, u.paid_up_from, u.message_id
+       FROM unnest($1::text[], $2::date[], $3::text[]) WITH ORDINALITY AS u(insurance_number, paid_up_from, message_id, ordinality)
       ORDER BY u.ordinality`,
-    [paidUp.map((u) => u.insuranceNumber), paidUp.map((u) => u.paidUpFrom), messageId],
+    [paidUp.map((u) => u.insuranceNumber), paidUp.map((u) => u.paidUpFrom), messageIds],
   );
-}
+  return writes.map(() => undefined);
+});
 
 export interface EmploymentFacts {
   readonly id: string;
@@ -218,12 +302,7 @@ export interface EmploymentFacts {
 
 /** The employments under the agreement of each person among `pins`, latest start first. */
 export async function findEmployments(sql: Sql, agreementNumber: string, pins: readonly string[]): Promise<Map<string, EmploymentFacts[]>> {
-  const { rows } = await sql.query<{ pin: string; id: string; start_date: string; end_date: string | null }>(
-    `SELECT personal_identity_number AS pin, id::text AS id, start_date::text AS start_date, end_date::text AS end_date
-       FROM employments WHERE agreement_number = $1 AND personal_identity_number = ANY($2::text[])
-      ORDER BY start_date DESC`,
-    [agreementNumber, [...new Set(pins)]],
-  );
+  const rows = await employmentsByPerson(sql, { agreementNumber, keys: pins });
   const byPerson = new Map<string, EmploymentFacts[]>();
   for (const row of rows) {
     const list = byPerson.get(row.pin) ?? [];
@@ -233,6 +312,16 @@ export async function findEmployments(sql: Sql, agreementNumber: string, pins: r
   return byPerson;
 }
 
+const employmentsByPerson = coalesce(async (sql, requests: readonly AgreementKeys[]) => {
+  const { rows } = await sql.query<{ agreement_number: string; pin: string; id: string; start_date: string; end_date: string | null }>(
+    `SELECT agreement_number, personal_identity_number AS pin, id::text AS id, start_date::text AS start_date, end_date::text AS end_date
+       FROM employments WHERE (agreement_number, personal_identity_number) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+      ORDER BY start_date DESC`,
+    pairsOf(requests),
+  );
+  return splitByRequest(requests, rows, (row) => row.agreement_number, (row) => row.pin);
+});
+
 export interface NewSalary {
   readonly employmentId: string;
   readonly effectiveDate: string;
@@ -240,15 +329,20 @@ export interface NewSalary {
   readonly currency: string;
 }
 
-export async function insertSalaries(sql: Sql, messageId: string, salaries: readonly NewSalary[]): Promise<void> {
-  if (salaries.length === 0) return;
+export function insertSalaries(sql: Sql, messageId: string, salaries: readonly NewSalary[]): Promise<void> {
+  return salaries.length === 0 ? Promise.resolve() : salaryWrites(sql, { messageId, rows: salaries });
+}
+
+const salaryWrites = coalesce(async (sql, writes: readonly DocumentRows<NewSalary>[]) => {
+  const { rows: salaries, messageIds } = rowsOf(writes);
   await sql.query(
     `INSERT INTO salaries (employment_id, effective_date, annual_salary, currency, message_id)
-     SELECT s.employment_id, s.effective_date, s.annual_salary, s.currency, $5
-       FROM unnest($1::bigint[], $2::date[], $3::numeric[], $4::text[]) AS s(employment_id, effective_date, annual_salary, currency)`,
-    [salaries.map((s) => s.employmentId), salaries.map((s) => s.effectiveDate), salaries.map((s) => s.annualSalary), salaries.map((s) => s.currency), messageId],
+     SELECT s.employment_id, s.effective_date, s.annual_salary, s.currency, s.message_id
+       FROM unnest($1::bigint[], $2::date[], $3::numeric[], $4::text[], $5::text[]) AS s(employment_id, effective_date, annual_salary, currency, message_id)`,
+    [salaries.map((s) => s.employmentId), salaries.map((s) => s.effectiveDate), salaries.map((s) => s.annualSalary), salaries.map((s) => s.currency), messageIds],
   );
-}
+  return writes.map(() => undefined);
+});
 
 export interface EndedEmployment {
   readonly employmentId: string;
@@ -262,24 +356,30 @@ export interface EndedEmployment {
  * Ends the employments and makes each person's premium-paying insurances under the
  * agreement paid-up (fribrev) from the given day, skipping those already paid-up.
  */
-export async function endEmployments(sql: Sql, agreementNumber: string, messageId: string, ended: readonly EndedEmployment[]): Promise<void> {
-  if (ended.length === 0) return;
+export function endEmployments(sql: Sql, agreementNumber: string, messageId: string, ended: readonly EndedEmployment[]): Promise<void> {
+  return ended.length === 0 ? Promise.resolve() : employmentEnds(sql, { agreementNumber, messageId, rows: ended });
+}
+
+const employmentEnds = coalesce(async (sql, writes: readonly (DocumentRows<EndedEmployment> & { readonly agreementNumber: string })[]) => {
+  const { rows: ended, messageIds } = rowsOf(writes);
+  const agreements = writes.flatMap((write) => write.rows.map(() => write.agreementNumber));
   await sql.query(
-    `UPDATE employments e SET end_date = u.end_date, end_reason = u.reason, ended_by_message = $4
-       FROM unnest($1::bigint[], $2::date[], $3::text[]) AS u(id, end_date, reason)
+    `UPDATE employments e SET end_date = u.end_date, end_reason = u.reason, ended_by_message = u.message_id
+       FROM unnest($1::bigint[], $2::date[], $3::text[], $4::text[]) AS u(id, end_date, reason, message_id)
       WHERE e.id = u.id`,
-    [ended.map((e) => e.employmentId), ended.map((e) => e.endDate), ended.map((e) => e.reason), messageId],
+    [ended.map((e) => e.employmentId), ended.map((e) => e.endDate), ended.map((e) => e.reason), messageIds],
   );
   await sql.query(
     `INSERT INTO insurance_paid_up (insurance_number, paid_up_from, message_id)
-     SELECT i.insurance_number, u.paid_up_from, $4
-       FROM unnest($2::text[], $3::date[]) AS u(pin, paid_up_from)
-       JOIN insurances i ON i.insured_pin = u.pin AND i.agreement_number = $1 AND i.premium_paying
+     SELECT i.insurance_number, u.paid_up_from, u.message_id
+       FROM unnest($1::text[], $2::text[], $3::date[], $4::text[]) AS u(agreement_number, pin, paid_up_from, message_id)
+       JOIN insurances i ON i.insured_pin = u.pin AND i.agreement_number = u.agreement_number AND i.premium_paying
       WHERE NOT EXISTS (SELECT 1 FROM insurance_paid_up p WHERE p.insurance_number = i.insurance_number)
       ORDER BY i.insurance_number`,
-    [agreementNumber, ended.map((e) => e.personalIdentityNumber), ended.map((e) => e.paidUpFrom), messageId],
+    [agreements, ended.map((e) => e.personalIdentityNumber), ended.map((e) => e.paidUpFrom), messageIds],
   );
-}
+  return writes.map(() => undefined);
+});
 
 export interface NewAllocation {
   readonly insuranceNumber: string;

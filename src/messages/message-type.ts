@@ -101,6 +101,13 @@ export interface MessageType<Doc = unknown> {
   /** Applies the document to the ledger inside the caller's transaction. */
   apply(context: ApplyContext, doc: Doc): Promise<ApplyOutcome>;
   /**
+   * True when the handler may run at the same time as other documents' handlers in one
+   * transaction: it only runs statements on `context.tx` and reads and writes only rows
+   * of its ordering key (its agreement). Apply then runs one document of each key at a
+   * time, side by side, and their coalesced statements become one (ledger/coalesce.ts).
+   */
+  readonly concurrentApply?: boolean;
+  /**
    * Set for a streamed report (Holdings, Transactions): validation reads only the
    * preamble — what comes before the first record — and `read` gets a root holding just
    * that; the schema is checked record batch by record batch when `apply` streams the

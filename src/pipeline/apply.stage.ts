@@ -1,5 +1,6 @@
 import { stockholmDate } from '../core/calendar-date.ts';
 import { GatewayError } from '../core/gateway-error.ts';
+import { sharedBy } from '../ledger/coalesce.ts';
 import type { Sql } from '../ledger/database.ts';
 import {
   findValidatedKeys, finishAppliedMany, getMessage, listApplicable, listApplicableOfKeys, type AppliedMessage, type ApplicableMessage,
@@ -25,10 +26,12 @@ import type { PipelineDeps } from './pipeline-deps.ts';
  * moment without counting an attempt; by then its document has usually been applied
  * by the lock holder, which drains its key's backlog batch after batch.
  *
- * Cost: a transaction runs its documents' handlers back to back and then stores every
- * response and final status in one statement. Should a handler fail, the transaction
- * is rolled back and run again carefully, each document in its own savepoint, so the
- * others are applied and only the failed one (and its key's later documents) waits.
+ * Cost: a transaction runs its documents' handlers in waves — the next document of
+ * every key side by side, so their common statements go to PostgreSQL as one
+ * (ledger/coalesce.ts) — and then stores every response and final status in one
+ * statement. Should a handler fail, the transaction is rolled back and run again
+ * carefully, each document in its own savepoint, so the others are applied and only
+ * the failed one (and its key's later documents) waits.
  */
 export type ApplyResult = 'applied' | 'rejected' | 'skipped';
 
@@ -125,23 +128,70 @@ async function applyInTransaction(deps: PipelineDeps, select: (tx: Sql) => Promi
 }
 
 async function applyCandidates(deps: PipelineDeps, tx: Sql, candidates: readonly ApplicableMessage[], now: Date, careful: boolean): Promise<Run> {
-  const finished: (AppliedMessage & { result: ApplyResult })[] = [];
+  const finished = careful ? await applyCarefully(deps, tx, candidates, now) : await applyInWaves(deps, tx, candidates, now);
+  const moved = await finishAppliedMany(tx, finished.applied);
+  return { results: new Map(finished.applied.filter((f) => moved.has(f.id)).map((f) => [f.id, f.result])), failures: finished.failures };
+}
+
+type Applied = AppliedMessage & { result: ApplyResult };
+
+/**
+ * The quick way: wave after wave, each wave the next document of every key. A wave's
+ * documents whose type allows it (concurrentApply) run side by side, so the statements
+ * their handlers have in common are sent as one (ledger/coalesce.ts); the others run
+ * after them one by one. A key's documents are still applied in arrival order, one
+ * wave after the other. Any failure rolls the whole transaction back (RunCarefully).
+ */
+async function applyInWaves(deps: PipelineDeps, tx: Sql, candidates: readonly ApplicableMessage[], now: Date): Promise<{ applied: Applied[]; failures: Map<string, unknown> }> {
+  const byId = new Map<string, Applied>();
+  const shared = sharedBy(tx);
+  for (const wave of wavesOf(candidates)) {
+    if (deps.stopping?.aborted) break;
+    const together = wave.filter((candidate) => deps.catalogue.get(candidate.messageType)?.concurrentApply);
+    const settled = await Promise.allSettled(together.map((candidate) => applyOne(deps, shared, candidate, now)));
+    const failed = settled.findIndex((outcome) => outcome.status === 'rejected');
+    if (failed >= 0) throw new RunCarefully(`applying ${together[failed]?.id} failed; the batch runs again with savepoints`);
+    settled.forEach((outcome) => outcome.status === 'fulfilled' && byId.set(outcome.value.id, outcome.value));
+    for (const candidate of wave) {
+      if (together.includes(candidate)) continue;
+      try {
+        byId.set(candidate.id, await applyOne(deps, tx, candidate, now));
+      } catch {
+        throw new RunCarefully(`applying ${candidate.id} failed; the batch runs again with savepoints`);
+      }
+    }
+  }
+  // Responses and statuses are stored in arrival order.
+  const applied = candidates.flatMap((candidate) => byId.get(candidate.id) ?? []);
+  return { applied, failures: new Map() };
+}
+
+/** The candidates (in arrival order) as waves: the first document of each key, then the second, and so on. */
+function wavesOf(candidates: readonly ApplicableMessage[]): ApplicableMessage[][] {
+  const waves: ApplicableMessage[][] = [];
+  const perKey = new Map<string, number>();
+  for (const candidate of candidates) {
+    const index = perKey.get(candidate.orderingKey) ?? 0;
+    perKey.set(candidate.orderingKey, index + 1);
+    (waves[index] ??= []).push(candidate);
+  }
+  return waves;
+}
+
+/**
+ * The careful way, after a failure: one document at a time, each in its own savepoint,
+ * so the others are applied and only the failed one (and its key's later documents) waits.
+ */
+async function applyCarefully(deps: PipelineDeps, tx: Sql, candidates: readonly ApplicableMessage[], now: Date): Promise<{ applied: Applied[]; failures: Map<string, unknown> }> {
+  const applied: Applied[] = [];
   const failures = new Map<string, unknown>();
   const failedKeys = new Set<string>();
   for (const candidate of candidates) {
     if (failedKeys.has(candidate.orderingKey)) continue; // a key's later documents wait for its failed one
     if (deps.stopping?.aborted) break;
-    if (!careful) {
-      try {
-        finished.push(await applyOne(deps, tx, candidate, now));
-      } catch {
-        throw new RunCarefully(`applying ${candidate.id} failed; the batch runs again with savepoints`);
-      }
-      continue;
-    }
     await tx.query('SAVEPOINT apply_one');
     try {
-      finished.push(await applyOne(deps, tx, candidate, now));
+      applied.push(await applyOne(deps, tx, candidate, now));
       await tx.query('RELEASE SAVEPOINT apply_one');
     } catch (error) {
       await tx.query('ROLLBACK TO SAVEPOINT apply_one');
@@ -149,12 +199,11 @@ async function applyCandidates(deps: PipelineDeps, tx: Sql, candidates: readonly
       failures.set(candidate.id, error);
     }
   }
-  const moved = await finishAppliedMany(tx, finished);
-  return { results: new Map(finished.filter((f) => moved.has(f.id)).map((f) => [f.id, f.result])), failures };
+  return { applied, failures };
 }
 
 /** Runs the document's handler (its ledger changes) and builds its response and final status. */
-async function applyOne(deps: PipelineDeps, tx: Sql, message: ApplicableMessage, now: Date): Promise<AppliedMessage & { result: ApplyResult }> {
+async function applyOne(deps: PipelineDeps, tx: Sql, message: ApplicableMessage, now: Date): Promise<Applied> {
   const type = deps.catalogue.get(message.messageType);
   if (!type) throw new GatewayError('INTERNAL_ERROR', `no handler for ${message.messageType}`);
   const counterparty = deps.counterparties.get(message.counterpartyId);

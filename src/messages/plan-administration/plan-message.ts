@@ -75,6 +75,7 @@ export function definePlanMessage<Item extends PlanItem, Facts, Effect>(spec: Pl
     senderMessageId: (doc) => doc.header.messageId,
     orderingKey: (doc) => `agreement:${doc.header.agreementNumber}`,
     apply: (context, doc) => applyPlanDocument(context, doc, spec),
+    concurrentApply: true,
   };
 }
 
