@@ -22,9 +22,13 @@ export interface SchemaError {
  */
 export class SchemaRegistry {
   private readonly schemas = new Map<string, libxml.Document>();
+  /** Per root name, the schema of a batch of such documents (made when first needed). */
+  private readonly batchSchemas = new Map<string, libxml.Document>();
+
+  private constructor(private readonly folder: string) {}
 
   static load(folder: string): SchemaRegistry {
-    const registry = new SchemaRegistry();
+    const registry = new SchemaRegistry(folder);
     for (const file of readdirSync(folder).filter((name) => name.endsWith('.xsd')).sort()) {
       const rootName = file.slice(0, -'.xsd'.length);
       if (rootName === 'Types') continue;
@@ -56,7 +60,79 @@ export class SchemaRegistry {
     if (document.validate(schema)) return [];
     return document.validationErrors.map(toSchemaError);
   }
+
+  /**
+   * Validates several documents of one root (each already through the XML gate) and
+   * gives each its errors, in order. libxml2 compiles the schema on every validation,
+   * which costs several times the validation of a small document; so documents of up to
+   * BATCH_DOCUMENT_CHARS are first validated together, as the children of one batch
+   * element whose schema includes the type's own. A valid batch means every document in
+   * it is valid (each child is checked against the same global element declaration its
+   * document's root is). Only when the batch is not valid is each of its documents
+   * validated alone, which gives each its own errors with its own line numbers.
+   * Throws like `validate` for a document libxml2 cannot parse.
+   */
+  validateMany(texts: readonly string[], rootName: string): SchemaError[][] {
+    const verdicts: (SchemaError[] | undefined)[] = texts.map(() => undefined);
+    let batch: number[] = [];
+    let batchChars = 0;
+    const flush = () => {
+      if (batch.length > 1 && this.validBatch(batch.map((index) => texts[index] as string), rootName)) {
+        for (const index of batch) verdicts[index] = [];
+      }
+      batch = [];
+      batchChars = 0;
+    };
+    texts.forEach((text, index) => {
+      if (text.length > BATCH_DOCUMENT_CHARS) return;
+      if (batchChars + text.length > BATCH_CHARS) flush();
+      batch.push(index);
+      batchChars += text.length;
+    });
+    flush();
+    return texts.map((text, index) => verdicts[index] ?? this.validate(text, rootName));
+  }
+
+  /** True when the documents, as children of one batch element, are valid; false on any error. */
+  private validBatch(texts: readonly string[], rootName: string): boolean {
+    // A prefixed wrapper declares no default namespace, so no unqualified element of a
+    // document is put in the catalogue's namespace by it.
+    const body = texts.map((text) => text.replace(XML_DECLARATION, '')).join('\n');
+    const combined = `<b:${BATCH_ELEMENT} xmlns:b="${CATALOGUE_NAMESPACE}">\n${body}\n</b:${BATCH_ELEMENT}>`;
+    try {
+      const document = libxml.parseXml(combined, { nonet: true, noent: false, dtdload: false, dtdvalid: false, huge: false });
+      return document.validate(this.batchSchemaOf(rootName));
+    } catch {
+      return false;
+    }
+  }
+
+  private batchSchemaOf(rootName: string): libxml.Document {
+    let schema = this.batchSchemas.get(rootName);
+    if (!schema) {
+      if (!this.schemas.has(rootName)) throw new Error(`no schema for ${rootName}`);
+      const xsd = `<?xml version="1.0" encoding="UTF-8"?>
+<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns="${CATALOGUE_NAMESPACE}" targetNamespace="${CATALOGUE_NAMESPACE}" elementFormDefault="qualified">
+  <xs:include schemaLocation="${rootName}.xsd"/>
+  <xs:element name="${BATCH_ELEMENT}">
+    <xs:complexType><xs:sequence><xs:element ref="${rootName}" maxOccurs="unbounded"/></xs:sequence></xs:complexType>
+  </xs:element>
+</xs:schema>`;
+      // The base URL puts the generated schema beside the type's, so the include finds it.
+      schema = libxml.parseXml(xsd, { baseUrl: resolve(join(this.folder, `${BATCH_ELEMENT}.xsd`)), nonet: true });
+      this.batchSchemas.set(rootName, schema);
+    }
+    return schema;
+  }
 }
+
+/** The element a batch of documents is validated inside (validateMany); no document type has this name. */
+const BATCH_ELEMENT = 'GatewayValidationBatch';
+/** Documents longer than this are validated alone. */
+const BATCH_DOCUMENT_CHARS = 64 * 1024;
+/** At most this much text is validated in one batch. */
+const BATCH_CHARS = 1024 * 1024;
+const XML_DECLARATION = /^\uFEFF?<\?xml[^>]*\?>/;
 
 function toSchemaError(error: libxml.ValidationError): SchemaError {
   const message = error.message.trim();

@@ -16,7 +16,8 @@ import type { PipelineDeps } from './pipeline-deps.ts';
  * Idempotent: a message no longer in `received` is left alone.
  *
  * A job validates a batch: the messages are read in one query, examined one by one,
- * the valid ones marked validated in one statement and handed to apply in one call.
+ * their schemas checked together per document type, the valid ones marked validated
+ * in one statement and handed to apply in one call.
  * Gives the messages that failed (a database error in a rejection's transaction),
  * by id; the others are done.
  */
@@ -27,12 +28,15 @@ export async function validateMessages(deps: PipelineDeps, messageIds: readonly 
   const messages = await getMessagesWithRaw(deps.db, messageIds);
   const valid: { id: string; messageType: string; orderingKey: string; document: unknown }[] = [];
   const rejected: string[] = [];
+  const examined: { message: (typeof messages)[number]; verdict: Verdict | SchemaCheck }[] = [];
   for (const message of messages) {
     if (message.status !== 'received') continue;
-    let verdict: Verdict;
-    if (message.raw) verdict = examine(deps, message.counterpartyId, message.raw);
-    else if (message.rawLocation) verdict = await examineStored(deps, message.counterpartyId, message.rawLocation);
-    else continue;
+    if (message.raw) examined.push({ message, verdict: examine(deps, message.counterpartyId, message.raw) });
+    else if (message.rawLocation) examined.push({ message, verdict: await examineStored(deps, message.counterpartyId, message.rawLocation) });
+  }
+  const verdicts = checkSchemas(deps, examined.map((entry) => entry.verdict));
+  for (const [index, { message }] of examined.entries()) {
+    const verdict = verdicts[index] as Verdict;
     if (verdict.ok) {
       valid.push({ id: message.id, messageType: verdict.messageType, orderingKey: verdict.orderingKey, document: verdict.document });
       continue;
@@ -64,7 +68,61 @@ type Verdict =
   | { ok: true; messageType: string; orderingKey: string; document: unknown }
   | { ok: false; type?: MessageType; inResponseTo?: string; errors: DocumentErrorOutcome[] };
 
-function examine(deps: PipelineDeps, counterpartyId: string, raw: Uint8Array): Verdict {
+/** A document through the XML gate and the sender's checks, still to be checked against its schema. */
+interface SchemaCheck {
+  readonly ok: 'schema';
+  readonly type: MessageType;
+  readonly root: XmlElement;
+  readonly text: string;
+  readonly inResponseTo: string | undefined;
+}
+
+/**
+ * The schema checks of a batch, made together per document type (one schema
+ * compilation for many documents: SchemaRegistry.validateMany), and each document's verdict.
+ */
+function checkSchemas(deps: PipelineDeps, verdicts: readonly (Verdict | SchemaCheck)[]): Verdict[] {
+  const checks = new Map<MessageType, number[]>();
+  verdicts.forEach((verdict, index) => {
+    if (verdict.ok === 'schema') checks.set(verdict.type, [...(checks.get(verdict.type) ?? []), index]);
+  });
+  const results = verdicts.slice() as (Verdict | SchemaCheck)[];
+  for (const [type, indexes] of checks) {
+    const pending = indexes.map((index) => verdicts[index] as SchemaCheck);
+    let errors: (ReturnType<typeof deps.schemas.validate> | Error)[];
+    try {
+      errors = deps.schemas.validateMany(pending.map((check) => check.text), type.name);
+    } catch {
+      // A document libxml2 cannot parse: each is validated alone to learn which.
+      errors = pending.map((check) => {
+        try {
+          return deps.schemas.validate(check.text, type.name);
+        } catch (error) {
+          return error as Error;
+        }
+      });
+    }
+    indexes.forEach((index, position) => {
+      results[index] = schemaVerdict(pending[position] as SchemaCheck, errors[position] ?? []);
+    });
+  }
+  return results as Verdict[];
+}
+
+function schemaVerdict(check: SchemaCheck, errors: ReturnType<PipelineDeps['schemas']['validate']> | Error): Verdict {
+  const { type, inResponseTo } = check;
+  // libxml2 is stricter than the gate in a few corners (e.g. some character references).
+  if (errors instanceof Error) return { ok: false, type, errors: [{ code: 'XML_MALFORMED', text: errors.message.trim() }] };
+  if (errors.length > 0) {
+    return {
+      ok: false, type, ...(inResponseTo ? { inResponseTo } : {}),
+      errors: errors.map((error) => ({ code: 'SCHEMA_VIOLATION', ...error })),
+    };
+  }
+  return accept(type, check.root);
+}
+
+function examine(deps: PipelineDeps, counterpartyId: string, raw: Uint8Array): Verdict | SchemaCheck {
   const gate = inspectXml(raw, { maxDepth: deps.limits.maxXmlDepth });
   if (!gate.ok) {
     return { ok: false, errors: [{ code: gate.code, text: gate.text, ...(gate.line ? { line: gate.line } : {}) }] };
@@ -92,20 +150,7 @@ function examine(deps: PipelineDeps, counterpartyId: string, raw: Uint8Array): V
   }
   // A streamed report's schema is checked batch by batch when it is applied.
   if (type.streamed) return accept(type, root);
-  let schemaErrors;
-  try {
-    schemaErrors = deps.schemas.validate(gate.text, type.name);
-  } catch (error) {
-    // libxml2 is stricter than the gate in a few corners (e.g. some character references).
-    return { ok: false, type, errors: [{ code: 'XML_MALFORMED', text: (error as Error).message.trim() }] };
-  }
-  if (schemaErrors.length > 0) {
-    return {
-      ok: false, type, ...(inResponseTo ? { inResponseTo } : {}),
-      errors: schemaErrors.map((error) => ({ code: 'SCHEMA_VIOLATION', ...error })),
-    };
-  }
-  return accept(type, root);
+  return { ok: 'schema', type, root, text: gate.text, inResponseTo };
 }
 
 function accept(type: MessageType, root: XmlElement): Verdict {
