@@ -20,8 +20,8 @@ import { isGatewayError } from '../src/core/gateway-error.ts';
 
 /**
  * Integration tests of the folder channel against real folders under the system temp
- * directory. Intake is a recording double of our own port; the filesystem and
- * chokidar are real.
+ * directory. Intake is a recording double of our own port; the filesystem and its
+ * change notifications are real.
  */
 
 const RECEIVED_AT = new Date('2026-03-14T23:30:00.000Z'); // archive date is UTC: 2026-03-14
@@ -163,7 +163,7 @@ describe('FolderInboxWatcher', () => {
   });
 
   test('a file still being written when start() runs is taken only once complete', async (t) => {
-    // chokidar applies awaitWriteFinish only after its initial scan; the watcher must wait itself.
+    // Found by the listing at start, not by a notification: the watcher must still wait for the writer.
     const cp = await makeCounterparty(t);
     const path = join(cp.folder, 'inbox', 'growing.xml');
     const chunks = Array.from({ length: 5 }, (_, i) => `<chunk n="${i}"/>\n`);

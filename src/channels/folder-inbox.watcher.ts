@@ -1,8 +1,7 @@
-import type { Stats } from 'node:fs';
+import { watch, type FSWatcher, type Stats } from 'node:fs';
 import { mkdir, readFile, readdir, rename, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { watch, type FSWatcher } from 'chokidar';
 import { ArrivalSequencer } from './arrival-sequencer.ts';
 import { IntakeBatcher } from './intake-batcher.ts';
 import type { Envelope, IntakePort, IntakeReceipt } from './envelope.ts';
@@ -23,6 +22,13 @@ import { counterpartySubfolder, ensureCounterpartyFolders, isTemporaryName, type
  *   (mtime, then name) first, in turns of all the files that may go (see
  *   ArrivalSequencer); the files of a turn are recorded together (IntakeBatcher).
  * - A file larger than `maxDocumentBytes` is never read into memory.
+ *
+ * How files are noticed: each inbox is watched with the operating system's own change
+ * notification (`fs.watch`: inotify on Linux), which names the file that changed; the
+ * inbox is listed once at start and again every `rescanEveryMs`, which covers files
+ * whose intake failed and any notification the system dropped or cannot give (a
+ * network file system). A file is only ever looked at by name: the folder is never
+ * listed per change, so a full inbox costs no more per file than an empty one.
  */
 
 export interface FolderChannelLog {
@@ -75,7 +81,8 @@ export class FolderInboxWatcher {
   /** Files whose turn comes together reach intake together, in their order. */
   readonly #batcher: IntakeBatcher;
   #idleWaiters: Array<() => void> = [];
-  #watchers: FSWatcher[] = [];
+  /** Per counterparty id, the watch on its inbox (absent after the watch failed, until a rescan renews it). */
+  readonly #watchers = new Map<string, FSWatcher>();
   #rescanTimer: NodeJS.Timeout | undefined;
   #state: 'new' | 'started' | 'stopped' = 'new';
 
@@ -97,29 +104,36 @@ export class FolderInboxWatcher {
   async start(): Promise<void> {
     if (this.#state !== 'new') throw new Error(`FolderInboxWatcher cannot start: it is ${this.#state}`);
     this.#state = 'started';
-    const { log } = this.#options;
     for (const counterparty of this.#options.counterparties) {
       await ensureCounterpartyFolders(counterparty.folder);
-      const inbox = counterpartySubfolder(counterparty.folder, 'inbox');
-      const watcher = watch(inbox, {
-        depth: 0,
-        ignoreInitial: false,
-        usePolling: false,
-        atomic: false,
-        // No awaitWriteFinish: #waitUntilStable checks every file, including those found at start.
-        ignored: (path: string) => path !== inbox && isTemporaryName(basename(path)),
-      });
-      // 'change' too: a file that reappears under a name we just archived may be reported as one.
-      watcher.on('add', (path) => this.#offer({ path, counterparty }));
-      watcher.on('change', (path) => this.#offer({ path, counterparty }));
-      watcher.on('error', (error) => log.error({ err: error, counterpartyId: counterparty.id, inbox }, 'folder watcher failed'));
-      this.#watchers.push(watcher);
-      await new Promise<void>((resolve) => watcher.once('ready', resolve));
+      // Watching before listing: a file arriving in between is offered twice, never missed.
+      this.#watch(counterparty);
     }
+    await this.#rescan();
     this.#scanning = false;
     await this.#offersSettled();
     this.#pump();
     this.#scheduleRescan();
+  }
+
+  /** Offers every file the system reports as created, renamed into or changed in the inbox. */
+  #watch(counterparty: FolderCounterparty): void {
+    const inbox = counterpartySubfolder(counterparty.folder, 'inbox');
+    let watcher: FSWatcher;
+    try {
+      watcher = watch(inbox, { persistent: false }, (_event, name) => {
+        if (typeof name === 'string' && name !== '' && !isTemporaryName(name)) this.#offer({ path: join(inbox, name), counterparty });
+      });
+    } catch (error) {
+      this.#options.log.error({ err: error, counterpartyId: counterparty.id, inbox }, 'cannot watch the inbox; it is listed at every rescan until it can');
+      return;
+    }
+    watcher.on('error', (error) => {
+      this.#options.log.error({ err: error, counterpartyId: counterparty.id, inbox }, 'inbox watch failed; it is listed at every rescan until it can be watched again');
+      watcher.close();
+      if (this.#watchers.get(counterparty.id) === watcher) this.#watchers.delete(counterparty.id);
+    });
+    this.#watchers.set(counterparty.id, watcher);
   }
 
   /** Stops watching and waits for the files already with intake; queued files stay in the inbox. */
@@ -127,8 +141,8 @@ export class FolderInboxWatcher {
     this.#state = 'stopped';
     clearTimeout(this.#rescanTimer);
     for (const file of this.#queue.splice(0)) this.#pending.delete(file.path);
-    await Promise.all(this.#watchers.map((watcher) => watcher.close()));
-    this.#watchers = [];
+    for (const watcher of this.#watchers.values()) watcher.close();
+    this.#watchers.clear();
     await Promise.all([...this.#running]);
     this.#notifyIfIdle();
   }
@@ -151,7 +165,8 @@ export class FolderInboxWatcher {
       .then((stats) => {
         this.#offering -= 1;
         file.mtimeMs = stats?.mtimeMs ?? 0;
-        if (this.#state !== 'started') {
+        // Gone (taken, or removed by its sender: the system reports removals too) or a folder.
+        if (this.#state !== 'started' || !stats?.isFile()) {
           this.#pending.delete(file.path);
           this.#notifyIfIdle();
           return;
@@ -225,15 +240,14 @@ export class FolderInboxWatcher {
           ? content.setAsidePath
           : await this.#setAsidePath(counterparty, name, receivedAt)
         : join(counterpartySubfolder(counterparty.folder, 'archive'), receivedAt.toISOString().slice(0, 10), `${receipt.messageId}-${name}`);
-    await mkdir(dirname(target), { recursive: true });
     // A failed move is left to the rescan: intake then answers "duplicate" and the file moves.
-    await rename(path, target);
+    await renameInto(path, target);
     this.#options.log.info({ counterpartyId: counterparty.id, messageId: receipt.messageId, status: receipt.status, target }, 'inbox file taken');
   }
 
   /**
-   * chokidar only waits for writes to finish after its initial scan, and only compares
-   * sizes; this also covers files found at start and by the rescan. Stable means the
+   * A file is taken only when its writer is done, whether it was noticed by a change
+   * notification, at start or by the rescan. Stable means the
    * mtime is `stableMs` old, or size and mtime were seen unchanged for `stableMs`
    * (which also copes with an mtime set in the future).
    */
@@ -283,10 +297,16 @@ export class FolderInboxWatcher {
     const { stableMs, log } = this.#options;
     for (const counterparty of this.#options.counterparties) {
       const inbox = counterpartySubfolder(counterparty.folder, 'inbox');
+      if (this.#state === 'started' && !this.#watchers.has(counterparty.id)) this.#watch(counterparty);
       try {
         for (const name of (await readdir(inbox)).sort()) {
           const path = join(inbox, name);
           if (isTemporaryName(name) || this.#pending.has(path)) continue;
+          if (this.#scanning) {
+            // At start every file is offered; #take waits for those still being written.
+            this.#offer({ path, counterparty });
+            continue;
+          }
           const stats = await statIfPresent(path);
           if (stats?.isFile() && Date.now() - stats.mtimeMs >= stableMs) this.#offer({ path, counterparty });
         }
@@ -309,6 +329,17 @@ function insertionIndex(queue: readonly InboxFile[], file: InboxFile): number {
     else low = middle + 1;
   }
   return low;
+}
+
+/** Renames, creating the target's folder when it is missing (the day's archive folder, once a day). */
+async function renameInto(path: string, target: string): Promise<void> {
+  try {
+    await rename(path, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await mkdir(dirname(target), { recursive: true });
+    await rename(path, target);
+  }
 }
 
 async function statIfPresent(path: string): Promise<Stats | undefined> {
