@@ -126,7 +126,7 @@ describe('http', () => {
     const replayed = await inject({ method: 'POST', url: `/api/messages/${messageId}/replay`, headers: { authorization: staff } });
     assert.deepEqual(replayed.json(), { messageId, replayedFrom: 'deliver' });
     const files = await waitFor(async () => {
-      const found = (await readdir(outbox)).filter((name) => name.includes(messageId));
+      const found = (await readdir(outbox)).filter((name) => name.includes(messageId) && !name.startsWith('.'));
       return found.length > 0 ? found : undefined;
     }, 'the response file after replay');
     assert.deepEqual(files, [`undeliverable.${messageId}.SalaryAdjustmentResponse.xml`]);

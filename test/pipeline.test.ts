@@ -212,8 +212,9 @@ describe('a document from a folder to its response', () => {
     await dropFile(gateway.inbox('other-employer'), 'intruder.xml', salaryAdjustment({ messageId: 'INTRUDER-1' }, [{ pin: PERSONS.cecilia, date: '2026-12-05', salary: '999999.00' }]));
     const read = (counterparty: string) =>
       waitFor(async () => {
-        const files = await readdir(gateway.outbox(counterparty));
-        return files[0] && readFile(join(gateway.outbox(counterparty), files[0]), 'utf8');
+        // Not the temporary file a response is written to before its rename.
+        const file = (await readdir(gateway.outbox(counterparty))).find((name) => !name.startsWith('.'));
+        return file && readFile(join(gateway.outbox(counterparty), file), 'utf8');
       }, `response for ${counterparty}`);
     assert.match(await read('demo-administrator'), /<Status>Accepted<\/Status>/);
     const refused = await read('other-employer');
