@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', '.scratch/', 'bin/', 'scripts/', 'eslint.config.js'] },
+  { ignores: ['node_modules/', 'dist/', 'data/', '.scratch/', 'bin/', 'scripts/', 'eslint.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

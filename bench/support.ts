@@ -4,7 +4,7 @@
  * from /proc. Nothing here measures anything by itself.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -64,15 +64,22 @@ export interface GatewayProcess {
  * Starts `depot-gateway start` and resolves once /readyz answers 200.
  * BENCH_GATEWAY_NODE_ARGS adds node options to the gateway only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-export async function startGateway(configFile: string, port: number, timeoutMs = 60_000): Promise<GatewayProcess> {
+export async function startGateway(configFile: string, port: number, timeoutMs = 60_000, command = process.env.BENCH_GATEWAY_COMMAND ?? 'start'): Promise<GatewayProcess> {
   const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, CLI, 'start', '--config', configFile], {
+  if (process.env.BENCH_EXTRA_WORKER) {
+    const extra = spawn(process.execPath, [CLI, 'worker', '--config', configFile], { cwd: PROJECT_ROOT, env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: 'ignore' });
+    process.once('exit', () => extra.kill('SIGKILL'));
+  }
+  const child = spawn(process.execPath, [...nodeArgs, CLI, command, '--config', configFile], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  // BENCH_GATEWAY_OUTPUT=<file>: everything the gateway prints, kept whole (e.g. with --trace-gc).
+  const outputFile = process.env.BENCH_GATEWAY_OUTPUT;
   const keep = (chunk: Buffer) => {
+    if (outputFile) appendFileSync(outputFile, chunk);
     output += chunk.toString();
     if (output.length > 200_000) output = output.slice(-100_000);
   };

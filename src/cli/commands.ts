@@ -38,7 +38,11 @@ export async function runStart(options: GlobalOptions, roles: readonly Role[]): 
   const gateway = await openGateway(settings, { roles });
   const log = gateway.log;
   log.info(
-    { roles, port: roles.includes('api') ? settings.port : undefined, database: gateway.deps.db.kind, counterparties: [...gateway.folders.keys()] },
+    {
+      roles, port: roles.includes('api') ? settings.port : undefined, database: gateway.deps.db.kind, counterparties: [...gateway.folders.keys()],
+      // Set by bin/depot-gateway.js: the compiled build in dist/, or the sources through tsx.
+      code: process.env.DEPOT_GATEWAY_CODE ?? 'sources',
+    },
     'depot-gateway is running',
   );
   const address = gateway.http?.server.address();
