@@ -10,23 +10,18 @@ import { GatewayError } from './core/gateway-error.ts';
 import type { IntakePort } from './channels/envelope.ts';
 import { DeliveryRouter } from './channels/delivery-router.ts';
 import type { MailSender } from './channels/mail/mail-sender.ts';
-import { createSmtpSender } from './channels/mail/smtp.sender.ts';
 import { MailOutbox } from './channels/mail/mail.outbox.ts';
-import { MailboxWatcher } from './channels/mail/mailbox.watcher.ts';
 import { buildSenderDirectory } from './channels/mail/mail-attachments.ts';
 import { recordSetAsideMail } from './ledger/mail-set-aside.repository.ts';
 import { FolderInboxWatcher, FolderOutbox, ensureCounterpartyFolders, type FolderCounterparty } from './channels/folder.channel.ts';
-import { RemoteSftpChannel } from './channels/remote-sftp/remote-sftp.channel.ts';
 import { remoteFilesOf } from './ledger/remote-files.repository.ts';
 import type { Database } from './ledger/database.ts';
 import { migrate } from './ledger/migrate.ts';
 import { DocumentStore } from './ledger/document-store.ts';
 import { openPostgresDatabase } from './ledger/postgres.database.ts';
-import { openPgliteDatabase } from './ledger/pglite.database.ts';
 import { seedDemoData } from './ledger/demo-data.ts';
 import { Catalogue } from './messages/catalogue.ts';
-import { SchemaRegistry } from './messages/schema-registry.ts';
-import { InlineBatchValidator } from './messages/custodian-reporting/report-validator.ts';
+import { processSchemaValidator } from './messages/validation-thread.ts';
 import { createIntake } from './pipeline/intake.ts';
 import { startEmbeddedRedis, type EmbeddedRedis } from './pipeline/embedded-redis.ts';
 import { InlineScheduler } from './pipeline/inline-scheduler.ts';
@@ -99,9 +94,14 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
     await Promise.all(folderList.map((c) => ensureCounterpartyFolders(c.folder)));
     const router = new DeliveryRouter(new FolderOutbox(folderList), new Map(config.counterparties.map((c) => [c.id, c.replyBy])));
     // Closed after the workers and watchers (closers run in reverse): its pollers first, then its connections.
-    const remoteSftp = new RemoteSftpChannel({ counterparties: config.counterparties, log });
-    closers.push(() => remoteSftp.close());
-    if (remoteSftp.configured) router.register(remoteSftp.outbox);
+    // Channels nobody is configured for are not even loaded (their libraries cost memory).
+    const remoteSftp = config.counterparties.some((c) => c.sftp)
+      ? new (await import('./channels/remote-sftp/remote-sftp.channel.ts')).RemoteSftpChannel({ counterparties: config.counterparties, log })
+      : undefined;
+    if (remoteSftp) {
+      closers.push(() => remoteSftp.close());
+      router.register(remoteSftp.outbox);
+    }
     const ssekDirectory = new SsekDirectory(config);
     router.register(createSsekPushChannel({ db, directory: ssekDirectory, timeoutMs: config.ssek.pushTimeoutMs }));
 
@@ -120,8 +120,8 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       closers.push(() => opened.close());
     }
 
-    const schemas = SchemaRegistry.load(join(PROJECT_ROOT, 'schemas'));
-    const reportValidator = new InlineBatchValidator(schemas);
+    const schemas = await processSchemaValidator(join(PROJECT_ROOT, 'schemas'));
+    log.debug({ validation: schemas.where }, 'schema validation ready');
     const deps: PipelineDeps = {
       db,
       catalogue,
@@ -129,7 +129,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       counterparties,
       limits: config.limits,
       documents: new DocumentStore(join(dataDir, 'documents')),
-      reportValidator,
+      reportValidator: schemas,
       rules: config.rules,
       clock: options.clock ?? (() => new Date()),
       outboundFor: (counterpartyId, requestChannel) => router.channelFor(counterpartyId, requestChannel),
@@ -138,7 +138,9 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       stopping: stopping.signal,
     };
     inline.bind(deps);
-    const mailSender: MailSender | undefined = config.mail.smtp ? createSmtpSender(config.mail.smtp) : undefined;
+    const mailSender: MailSender | undefined = config.mail.smtp
+      ? (await import('./channels/mail/smtp.sender.ts')).createSmtpSender(config.mail.smtp)
+      : undefined;
     if (mailSender) closers.push(() => mailSender.close());
     if (mailSender) {
       router.register(new MailOutbox(mailSender, new Map(config.counterparties.flatMap((c) => (c.mail ? [[c.id, c.mail.addresses] as const] : [])))));
@@ -165,13 +167,16 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       });
       await watcher.start();
       closers.push(() => watcher.stop());
-      await remoteSftp.startPolling({
-        intake, ledger: remoteFilesOf(db), workDir: join(dataDir, 'sftp-work'), maxDocumentBytes: config.limits.maxDocumentBytes, clock: deps.clock,
-      });
-      closers.push(() => remoteSftp.stopPolling());
+      if (remoteSftp) {
+        await remoteSftp.startPolling({
+          intake, ledger: remoteFilesOf(db), workDir: join(dataDir, 'sftp-work'), maxDocumentBytes: config.limits.maxDocumentBytes, clock: deps.clock,
+        });
+        closers.push(() => remoteSftp.stopPolling());
+      }
     }
 
     if (options.roles.includes('watch') && config.mail.imap) {
+      const { MailboxWatcher } = await import('./channels/mail/mailbox.watcher.ts');
       const mailbox = new MailboxWatcher({
         imap: config.mail.imap, intake, senders: senderDirectory(config), clock: deps.clock, log,
         setAside: { record: (mail) => recordSetAsideMail(db, { ...mail, sender: mail.from }) },
@@ -218,7 +223,9 @@ function startWorkers(config: Readonly<GatewayConfig>, deps: PipelineDeps, redis
 }
 
 async function openDatabase(config: Readonly<GatewayConfig>, dataDir: string): Promise<Database> {
-  return config.databaseUrl ? openPostgresDatabase({ url: config.databaseUrl }) : openPgliteDatabase(join(dataDir, 'pglite'));
+  if (config.databaseUrl) return openPostgresDatabase({ url: config.databaseUrl });
+  const { openPgliteDatabase } = await import('./ledger/pglite.database.ts');
+  return openPgliteDatabase(join(dataDir, 'pglite'));
 }
 
 async function embeddedRedis(dataDir: string, closers: (() => Promise<unknown>)[]): Promise<string> {

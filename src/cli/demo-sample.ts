@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { Gateway } from '../app.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
 import { DEMO } from '../ledger/demo-data.ts';
-import { CATALOGUE_NAMESPACE } from '../messages/schema-registry.ts';
+import { CATALOGUE_NAMESPACE } from '../messages/catalogue-namespace.ts';
 
 /**
  * On the first demo start, drops a sample SalaryAdjustment into demo-employer's inbox

@@ -1,6 +1,6 @@
 import type { IsoDate } from '../core/calendar-date.ts';
 import type { DebitLine } from '../core/debit-run.ts';
-import { CATALOGUE_NAMESPACE } from './schema-registry.ts';
+import { CATALOGUE_NAMESPACE } from './catalogue-namespace.ts';
 import { element } from './xml-writer.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { CATALOGUE_NAMESPACE } from './schema-registry.ts';
+import { CATALOGUE_NAMESPACE } from './catalogue-namespace.ts';
 import type { ApplyOutcome } from './message-type.ts';
 import { element } from './xml-writer.ts';
 

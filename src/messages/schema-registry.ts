@@ -2,14 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import libxml from 'libxmljs2';
 
-/** The target namespace of the whole document catalogue, version 1. */
-export const CATALOGUE_NAMESPACE = 'urn:se:depot-gateway:v1';
+import { CATALOGUE_NAMESPACE } from './catalogue-namespace.ts';
+import type { SchemaError } from './schema-validator.ts';
 
-export interface SchemaError {
-  readonly line?: number;
-  readonly element?: string;
-  readonly text: string;
-}
+export { CATALOGUE_NAMESPACE } from './catalogue-namespace.ts';
+export type { SchemaError } from './schema-validator.ts';
 
 /**
  * Every XSD in schemas/, compiled once, found by the document's root element. Schemas

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../ledger/database.ts';
 import type { Catalogue } from '../messages/catalogue.ts';
-import type { SchemaRegistry } from '../messages/schema-registry.ts';
+import type { SchemaValidator } from '../messages/schema-validator.ts';
 import type { PipelineStage } from '../ledger/messages.repository.ts';
 import type { OutboundChannel } from '../channels/outbound.ts';
 import type { DocumentStore } from '../ledger/document-store.ts';
@@ -37,7 +37,8 @@ export interface StageScheduler {
 export interface PipelineDeps {
   readonly db: Database;
   readonly catalogue: Catalogue;
-  readonly schemas: SchemaRegistry;
+  /** Validates documents against the catalogue's schemas (on a thread of its own where it can). */
+  readonly schemas: SchemaValidator;
   readonly counterparties: ReadonlyMap<string, Counterparty>;
   readonly limits: { readonly maxDocumentBytes: number; readonly maxXmlDepth: number; readonly maxReportBytes: number };
   /** Validates record batches of streamed custodian reports. */

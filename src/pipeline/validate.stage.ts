@@ -1,6 +1,7 @@
 import { getMessagesWithRaw, markValidatedMany } from '../ledger/messages.repository.ts';
 import type { DocumentErrorOutcome, MessageType } from '../messages/message-type.ts';
-import { CATALOGUE_NAMESPACE } from '../messages/schema-registry.ts';
+import type { DocumentVerdict } from '../messages/schema-validator.ts';
+import { CATALOGUE_NAMESPACE } from '../messages/catalogue-namespace.ts';
 import { inspectXml } from '../messages/xml-gate.ts';
 import { childOf, type XmlElement } from '../messages/xml-element.ts';
 import { ReportRejected, splitReport } from '../messages/custodian-reporting/report-splitter.ts';
@@ -34,7 +35,7 @@ export async function validateMessages(deps: PipelineDeps, messageIds: readonly 
     if (message.raw) examined.push({ message, verdict: examine(deps, message.counterpartyId, message.raw) });
     else if (message.rawLocation) examined.push({ message, verdict: await examineStored(deps, message.counterpartyId, message.rawLocation) });
   }
-  const verdicts = checkSchemas(deps, examined.map((entry) => entry.verdict));
+  const verdicts = await checkSchemas(deps, examined.map((entry) => entry.verdict));
   for (const [index, { message }] of examined.entries()) {
     const verdict = verdicts[index] as Verdict;
     if (verdict.ok) {
@@ -81,7 +82,7 @@ interface SchemaCheck {
  * The schema checks of a batch, made together per document type (one schema
  * compilation for many documents: SchemaRegistry.validateMany), and each document's verdict.
  */
-function checkSchemas(deps: PipelineDeps, verdicts: readonly (Verdict | SchemaCheck)[]): Verdict[] {
+async function checkSchemas(deps: PipelineDeps, verdicts: readonly (Verdict | SchemaCheck)[]): Promise<Verdict[]> {
   const checks = new Map<MessageType, number[]>();
   verdicts.forEach((verdict, index) => {
     if (verdict.ok === 'schema') checks.set(verdict.type, [...(checks.get(verdict.type) ?? []), index]);
@@ -89,30 +90,21 @@ function checkSchemas(deps: PipelineDeps, verdicts: readonly (Verdict | SchemaCh
   const results = verdicts.slice() as (Verdict | SchemaCheck)[];
   for (const [type, indexes] of checks) {
     const pending = indexes.map((index) => verdicts[index] as SchemaCheck);
-    let errors: (ReturnType<typeof deps.schemas.validate> | Error)[];
-    try {
-      errors = deps.schemas.validateMany(pending.map((check) => check.text), type.name);
-    } catch {
-      // A document libxml2 cannot parse: each is validated alone to learn which.
-      errors = pending.map((check) => {
-        try {
-          return deps.schemas.validate(check.text, type.name);
-        } catch (error) {
-          return error as Error;
-        }
-      });
-    }
+    const checked = await deps.schemas.validateDocuments(pending.map((check) => check.text), type.name);
     indexes.forEach((index, position) => {
-      results[index] = schemaVerdict(pending[position] as SchemaCheck, errors[position] ?? []);
+      const verdict = checked[position];
+      if (!verdict) throw new Error(`schema validation gave ${checked.length} verdicts for ${pending.length} ${type.name} documents`);
+      results[index] = schemaVerdict(pending[position] as SchemaCheck, verdict);
     });
   }
   return results as Verdict[];
 }
 
-function schemaVerdict(check: SchemaCheck, errors: ReturnType<PipelineDeps['schemas']['validate']> | Error): Verdict {
+function schemaVerdict(check: SchemaCheck, verdict: DocumentVerdict): Verdict {
   const { type, inResponseTo } = check;
   // libxml2 is stricter than the gate in a few corners (e.g. some character references).
-  if (errors instanceof Error) return { ok: false, type, errors: [{ code: 'XML_MALFORMED', text: errors.message.trim() }] };
+  if ('unreadable' in verdict) return { ok: false, type, errors: [{ code: 'XML_MALFORMED', text: verdict.unreadable }] };
+  const { errors } = verdict;
   if (errors.length > 0) {
     return {
       ok: false, type, ...(inResponseTo ? { inResponseTo } : {}),

@@ -1,5 +1,5 @@
 /** Small builders for plan-administration documents used by the integration tests. */
-import { CATALOGUE_NAMESPACE } from '../../src/messages/schema-registry.ts';
+import { CATALOGUE_NAMESPACE } from '../../src/messages/catalogue-namespace.ts';
 import { DEMO } from '../../src/ledger/demo-data.ts';
 
 const NS = CATALOGUE_NAMESPACE;

@@ -8,7 +8,7 @@
  * business rules, not only the header checks. Seeded: a failing seed reproduces.
  */
 import RandExp from 'randexp';
-import { CATALOGUE_NAMESPACE } from '../../src/messages/schema-registry.ts';
+import { CATALOGUE_NAMESPACE } from '../../src/messages/catalogue-namespace.ts';
 import { escapeXml } from '../../src/messages/xml-writer.ts';
 import {
   resolveType,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CATALOGUE_NAMESPACE } from '../../messages/schema-registry.ts';
+import { CATALOGUE_NAMESPACE } from '../../messages/catalogue-namespace.ts';
 import { escapeXml } from '../../messages/xml-writer.ts';
 import { SOAP_NAMESPACE, SSEK_NAMESPACE, type SsekFlow, type SsekPartyId } from './ssek-envelope.ts';
 

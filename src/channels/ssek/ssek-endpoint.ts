@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../../core/gateway-error.ts';
-import { CATALOGUE_NAMESPACE } from '../../messages/schema-registry.ts';
+import { CATALOGUE_NAMESPACE } from '../../messages/catalogue-namespace.ts';
 import { getResponse } from '../../ledger/responses.repository.ts';
 import { findMessageByTxId, recordSsekTransaction } from '../../ledger/ssek-transactions.repository.ts';
 import type { Database } from '../../ledger/database.ts';

@@ -1,7 +1,7 @@
 import { SaxesParser } from 'saxes';
 import { inspectXml } from '../../messages/xml-gate.ts';
 import { childOf, type XmlElement } from '../../messages/xml-element.ts';
-import { CATALOGUE_NAMESPACE } from '../../messages/schema-registry.ts';
+import { CATALOGUE_NAMESPACE } from '../../messages/catalogue-namespace.ts';
 import { GatewayError } from '../../core/gateway-error.ts';
 
 /**

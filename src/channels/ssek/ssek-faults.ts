@@ -1,7 +1,7 @@
 import { isGatewayError } from '../../core/gateway-error.ts';
 import type { ErrorCode } from '../../core/error-codes.ts';
 import { SOAP_NAMESPACE, SSEK_NAMESPACE, WSSE_NAMESPACE } from './ssek-envelope.ts';
-import { CATALOGUE_NAMESPACE } from '../../messages/schema-registry.ts';
+import { CATALOGUE_NAMESPACE } from '../../messages/catalogue-namespace.ts';
 import { escapeXml } from '../../messages/xml-writer.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { CATALOGUE_NAMESPACE } from '../../messages/schema-registry.ts';
+import { CATALOGUE_NAMESPACE } from '../../messages/catalogue-namespace.ts';
 import { escapeXml } from '../../messages/xml-writer.ts';
 import { SSEK_NAMESPACE } from './ssek-envelope.ts';
 

@@ -35,6 +35,21 @@ export function toOre(amount: string): bigint {
   return negative ? -ore : ore;
 }
 
+/**
+ * The öre of a schema-valid amount (an xs:decimal of at most two decimals) as a number:
+ * what toOre gives, without a bigint, while it is below 2^53 öre (check with
+ * Number.isSafeInteger). Reading a million positions, bigints cost half a second.
+ */
+export function oreOf(amount: string): number {
+  const negative = amount.startsWith('-');
+  const digits = negative || amount.startsWith('+') ? amount.slice(1) : amount;
+  const dot = digits.indexOf('.');
+  const whole = Number(dot < 0 ? digits : digits.slice(0, dot));
+  const fraction = dot < 0 ? 0 : Number(`${digits.slice(dot + 1)}00`.slice(0, 2));
+  const ore = whole * 100 + fraction;
+  return negative ? -ore : ore;
+}
+
 /** "1234.50" from 123450n. */
 export function formatOre(ore: bigint): string {
   const negative = ore < 0n;

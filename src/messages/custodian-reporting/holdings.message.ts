@@ -1,6 +1,6 @@
 import { GatewayError } from '../../core/gateway-error.ts';
 import type { Sql } from '../../ledger/database.ts';
-import { formatOre, toOre } from './custodian-report.ts';
+import { formatOre, oreOf, toOre } from './custodian-report.ts';
 import { streamedReportType, type AcceptedAccount, type ReportKind, type ReportLoad } from './report-ingestion.ts';
 import { decodeReferences, type RecordView } from './record-view.ts';
 
@@ -41,7 +41,9 @@ const POSITION = new RegExp(
 function readHoldingsAccount(account: RecordView, { report, messageId }: ReportLoad) {
   const accountNumber = account.value('AccountNumber') ?? '';
   const seen = new Set<string>();
-  let positionsOre = 0n;
+  // Summed as a number while that is exact (below 2^53 öre), as a bigint beyond: BigInt per position is slow.
+  let sumOre = 0;
+  let bigSumOre: bigint | undefined;
   let rows = '';
   let count = 0;
   const text = account.text;
@@ -54,7 +56,13 @@ function readHoldingsAccount(account: RecordView, { report, messageId }: ReportL
     }
     seen.add(isin);
     const marketValue = clean(match[3]);
-    positionsOre += toOre(marketValue);
+    if (bigSumOre === undefined) {
+      const next = sumOre + oreOf(marketValue);
+      if (Number.isSafeInteger(next)) sumOre = next;
+      else bigSumOre = BigInt(sumOre) + toOre(marketValue);
+    } else {
+      bigSumOre += toOre(marketValue);
+    }
     rows += `${accountNumber}\t${report.asOfDate}\t${isin}\t${clean(match[2])}\t${marketValue}\t${match[4] === undefined ? 'SEK' : clean(match[4])}\t${messageId}\n`;
     count += 1;
   }
@@ -66,7 +74,7 @@ function readHoldingsAccount(account: RecordView, { report, messageId }: ReportL
   }
   return {
     rows: { rows, count },
-    facts: { cashOre: toOre(account.value('Cash') ?? '0'), positionsOre, positions: count },
+    facts: { cashOre: toOre(account.value('Cash') ?? '0'), positionsOre: bigSumOre ?? BigInt(sumOre), positions: count },
   };
 }
 

@@ -1,4 +1,5 @@
-import type { SchemaError, SchemaRegistry } from '../schema-registry.ts';
+import type { SchemaRegistry } from '../schema-registry.ts';
+import type { SchemaError } from '../schema-validator.ts';
 import type { ReportPreamble, ReportRecord } from './report-splitter.ts';
 
 /** What validation needs of the preamble: its text, not the parsed tree. */
@@ -48,28 +49,13 @@ export function validateReportBatch(schemas: SchemaRegistry, typeName: string, p
 }
 
 function validateTogether(schemas: SchemaRegistry, typeName: string, preamble: PreambleText, records: readonly ReportRecord[], recordName: string): BatchVerdict {
-  // Per line of the synthetic document (1-based): the original line, and the owning record (-1: root or preamble).
-  const origin: number[] = [0];
-  const owner: number[] = [-1];
   const parts = [preamble.rootStartTag, preamble.text];
-  const headLines = lineCount(preamble.rootStartTag + preamble.text);
-  for (let line = 0; line < headLines; line++) {
-    origin.push(preamble.line + line);
-    owner.push(-1);
-  }
-  records.forEach((record, index) => {
-    parts.push('\n', record.text);
-    const lines = lineCount(record.text);
-    for (let line = 0; line < lines; line++) {
-      origin.push(record.line + line);
-      owner.push(index);
-    }
-  });
+  for (const record of records) parts.push('\n', record.text);
   parts.push('\n', `</${preamble.rootQName}>`);
-  origin.push(preamble.line);
-  owner.push(-1);
-
   const errors = schemas.validate(parts.join(''), typeName, { noblanks: true });
+  if (errors.length === 0) return { preambleErrors: [], recordErrors: new Map() };
+
+  const { origin, owner } = lineMap(preamble, records);
   const preambleErrors: SchemaError[] = [];
   const recordErrors = new Map<number, SchemaError[]>();
   for (const error of errors) {
@@ -86,6 +72,31 @@ function validateTogether(schemas: SchemaRegistry, typeName: string, preamble: P
     }
   }
   return { preambleErrors, recordErrors };
+}
+
+/**
+ * Per line of the batch document (1-based): the line of the sender's file it came
+ * from, and the record it belongs to (-1: the root or the preamble). Only made when
+ * the batch has errors to place.
+ */
+function lineMap(preamble: PreambleText, records: readonly ReportRecord[]): { origin: number[]; owner: number[] } {
+  const origin: number[] = [0];
+  const owner: number[] = [-1];
+  const headLines = lineCount(preamble.rootStartTag + preamble.text);
+  for (let line = 0; line < headLines; line++) {
+    origin.push(preamble.line + line);
+    owner.push(-1);
+  }
+  records.forEach((record, index) => {
+    const lines = lineCount(record.text);
+    for (let line = 0; line < lines; line++) {
+      origin.push(record.line + line);
+      owner.push(index);
+    }
+  });
+  origin.push(preamble.line);
+  owner.push(-1);
+  return { origin, owner };
 }
 
 function lineCount(text: string): number {

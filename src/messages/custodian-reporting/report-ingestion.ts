@@ -10,12 +10,14 @@ import { custodianOrderingKey, readCustodianReport, type CustodianReport } from 
 /**
  * Streams a custodian report into the ledger inside the apply transaction:
  *
- *   file ─► splitter (saxes, one account at a time) ─► batches of ~1,000 records
- *        ─► libxml2 schema validation of the batch ─► per-account checks
+ *   file ─► splitter (one account at a time) ─► batches of ~1,000 records
+ *        ─► libxml2 schema validation of the batch (its own thread) ─► per-account checks
  *        ─► COPY rows of accepted accounts ─► the kind's set-based apply
  *
- * The COPY runs while the file is still being read, so PostgreSQL loads on one core
- * while the gateway parses on the other; memory holds one batch. A bad account is
+ * Batches are validated on the validation thread (messages/validation-thread.ts) a few
+ * ahead of the one being copied, and the COPY runs while the file is still being read:
+ * the gateway's thread splits the file and writes rows, libxml2 validates, and
+ * PostgreSQL loads, side by side; memory holds a few batches. A bad account is
  * rejected alone, with the lines of its errors; a document that cannot be read on
  * (mal-formed XML, a bad header, another custodian's report) is rejected whole and
  * nothing of it stays: the load runs under a savepoint that is rolled back.
@@ -52,6 +54,8 @@ export interface ReportKind<Facts> {
 
 /** Text per libxml2 validation call (about 1,000 positions): about five times cheaper than one call per record. */
 const BATCH_CHARACTERS = 128 * 1024;
+/** Batches validated ahead of the one being copied: the reading and validating threads both keep busy. */
+const BATCHES_IN_FLIGHT = 3;
 const RECORD_NAME = 'Account';
 /** Schema errors quoted per rejected account. */
 const ERRORS_PER_ACCOUNT = 5;
@@ -136,10 +140,20 @@ class Load<Facts> {
     let preamble: ReportPreamble | undefined;
     let batch: ReportRecord[] = [];
     let characters = 0;
-    const take = async (head: ReportPreamble, records: ReportRecord[]) => {
-      const text = this.#decide(records, await validator.validate(this.kind.name, head, records, RECORD_NAME));
+    // Batches being validated (on the validation thread) while the file is read on:
+    // decided and copied in their order, at most BATCHES_IN_FLIGHT held at once.
+    const inFlight: { records: ReportRecord[]; verdict: Promise<BatchVerdict> }[] = [];
+    const decideOldest = async () => {
+      const oldest = inFlight.shift();
+      if (!oldest) return '';
+      const text = this.#decide(oldest.records, await oldest.verdict);
       this.context.progress({ bytesRead: this.bytesRead, bytesTotal, records: this.records });
       return text;
+    };
+    const send = (head: ReportPreamble, records: ReportRecord[]) => {
+      const verdict = validator.validate(this.kind.name, head, records, RECORD_NAME);
+      verdict.catch(() => undefined); // awaited in decideOldest; a failure then fails the load
+      inFlight.push({ records, verdict });
     };
     for await (const chunk of splitReport(bytes, { recordName: RECORD_NAME, maxDepth: this.context.maxXmlDepth })) {
       if (chunk.kind === 'preamble') {
@@ -155,13 +169,16 @@ class Load<Facts> {
       characters += chunk.record.text.length;
       // The splitter hands over the preamble before any record.
       if (characters < BATCH_CHARACTERS || !preamble) continue;
-      const text = await take(preamble, batch);
+      send(preamble, batch);
       batch = [];
       characters = 0;
+      if (inFlight.length < BATCHES_IN_FLIGHT) continue;
+      const text = await decideOldest();
       if (text) yield text;
     }
-    if (preamble && batch.length > 0) {
-      const text = await take(preamble, batch);
+    if (preamble && batch.length > 0) send(preamble, batch);
+    while (inFlight.length > 0) {
+      const text = await decideOldest();
       if (text) yield text;
     }
   }

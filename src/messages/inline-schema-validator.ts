@@ -1,0 +1,36 @@
+import { validateReportBatch, type BatchVerdict, type PreambleText } from './custodian-reporting/report-batch.validator.ts';
+import type { ReportRecord } from './custodian-reporting/report-splitter.ts';
+import type { SchemaRegistry } from './schema-registry.ts';
+import type { DocumentVerdict, SchemaValidator } from './schema-validator.ts';
+
+/** Validates on the caller's thread: in the validation thread, and wherever that thread cannot run. */
+export class InlineSchemaValidator implements SchemaValidator {
+  readonly where = 'inline';
+
+  constructor(private readonly schemas: SchemaRegistry) {}
+
+  async validateDocuments(texts: readonly string[], rootName: string): Promise<DocumentVerdict[]> {
+    return documentVerdicts(this.schemas, texts, rootName);
+  }
+
+  async validate(typeName: string, preamble: PreambleText, records: readonly ReportRecord[], recordName: string): Promise<BatchVerdict> {
+    return validateReportBatch(this.schemas, typeName, preamble, records, recordName);
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** The documents validated together where possible (SchemaRegistry.validateMany); one that libxml2 cannot read is named as such. */
+export function documentVerdicts(schemas: SchemaRegistry, texts: readonly string[], rootName: string): DocumentVerdict[] {
+  try {
+    return schemas.validateMany(texts, rootName).map((errors) => ({ errors }));
+  } catch {
+    return texts.map((text) => {
+      try {
+        return { errors: schemas.validate(text, rootName) };
+      } catch (error) {
+        return { unreadable: ((error as Error).message ?? String(error)).trim() };
+      }
+    });
+  }
+}

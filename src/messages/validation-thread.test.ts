@@ -1,0 +1,51 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { processSchemaValidator } from './validation-thread.ts';
+
+// This file never loads libxml2 on its own thread (no SchemaRegistry import), so the
+// process's validation thread can: everything below runs on it.
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SCHEMAS = join(ROOT, 'schemas');
+const fixture = (type: string, kind: string, name: string) => readFileSync(join(ROOT, 'fixtures', type, kind, name), 'utf8');
+
+test('validation runs on a thread of its own, and gives each document its verdict', async () => {
+  const validator = await processSchemaValidator(SCHEMAS);
+  assert.equal(validator.where, 'thread');
+  assert.equal(await processSchemaValidator(SCHEMAS), validator, 'one validator per process');
+
+  const invalidName = readdirSync(join(ROOT, 'fixtures', 'SalaryAdjustment', 'invalid')).find((name) => name.startsWith('SCHEMA_VIOLATION') && name.endsWith('.xml') && !name.endsWith('.response.xml'));
+  assert.ok(invalidName);
+  const valid = fixture('SalaryAdjustment', 'valid', 'multi-item.xml');
+  const invalid = fixture('SalaryAdjustment', 'invalid', invalidName);
+  const verdicts = await validator.validateDocuments([valid, invalid, valid, '<SalaryAdjustment xmlns="urn:se:depot-gateway:v1"><Header>'], 'SalaryAdjustment');
+  assert.equal(verdicts.length, 4);
+  assert.deepEqual(verdicts[0], { errors: [] });
+  assert.deepEqual(verdicts[2], { errors: [] });
+  const errors = verdicts[1] && 'errors' in verdicts[1] ? verdicts[1].errors : [];
+  assert.ok(errors.length > 0 && errors.every((error) => typeof error.line === 'number' && error.text.length > 0), JSON.stringify(verdicts[1]));
+  assert.ok(verdicts[3] && 'unreadable' in verdicts[3], 'a document libxml2 cannot read is named as such');
+});
+
+test("a streamed report's record batch is validated on the thread, each error given to its record", async () => {
+  const validator = await processSchemaValidator(SCHEMAS);
+  const holdings = fixture('Holdings', 'valid', 'account-reported-twice.xml');
+  const start = holdings.indexOf('<Account>');
+  const end = holdings.indexOf('</Account>') + '</Account>'.length;
+  assert.ok(start > 0 && end > start, 'the fixture has an account');
+  const rootStart = holdings.indexOf('<Holdings');
+  const rootStartTag = holdings.slice(rootStart, holdings.indexOf('>', rootStart) + 1);
+  const preamble = { rootStartTag, rootQName: 'Holdings', text: holdings.slice(rootStart + rootStartTag.length, start), line: holdings.slice(0, rootStart).split('\n').length };
+  const account = holdings.slice(start, end);
+  const line = holdings.slice(0, start).split('\n').length;
+  const broken = account.replace(/<Cash>[^<]*</, '<Cash>lots<');
+  assert.notEqual(broken, account);
+  const verdict = await validator.validate('Holdings', preamble, [{ text: account, line }, { text: broken, line: line + 100 }], 'Account');
+  assert.deepEqual(verdict.preambleErrors, []);
+  assert.equal(verdict.recordErrors.has(0), false);
+  const recordErrors = verdict.recordErrors.get(1) ?? [];
+  assert.equal(recordErrors[0]?.element, 'Cash');
+  assert.ok((recordErrors[0]?.line ?? 0) >= line + 100, 'the line is the record\'s in the sender\'s file');
+});
