@@ -1,11 +1,11 @@
 # syntax=docker/dockerfile:1
 # depot-gateway production image.
 #
-# There is no build step: the TypeScript sources run through tsx, which is a runtime
-# dependency. The build stage exists only because the libxmljs2 native addon may
-# need compiling (python3, make, g++), and those tools stay out of the final image.
-# Both stages use the same base image, so the addon matches the Node ABI and glibc
-# it runs on.
+# The build stage installs every dependency, compiles the TypeScript sources to dist/
+# (`npm install` runs `npm run build`), builds the libxmljs2 native addon where no
+# prebuilt one fits (python3, make, g++), then drops the development dependencies.
+# The final image runs the compiled JavaScript only; the compilers stay behind. Both
+# stages use the same base image, so the addon matches the Node ABI and glibc it runs on.
 #
 #   docker build -t depot-gateway .
 #   docker compose up            (PostgreSQL, Redis and the gateway; see docker-compose.yml)
@@ -17,8 +17,11 @@ WORKDIR /app
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json ./
-RUN npm install --omit=dev --no-audit --no-fund \
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
+COPY src ./src
+RUN npm install --no-audit --no-fund \
+ && npm prune --omit=dev --no-audit --no-fund \
  && npm cache clean --force
 
 FROM ${NODE_IMAGE}
@@ -27,11 +30,11 @@ ENV NODE_ENV=production \
     PORT=8080 \
     DATA_DIR=/data
 WORKDIR /app
-# Read-only for the node user: the gateway writes only to DATA_DIR (and tsx to /tmp).
+# Read-only for the node user: the gateway writes only to DATA_DIR.
 COPY --from=deps /app/node_modules ./node_modules
+COPY --from=deps /app/dist ./dist
 COPY package.json package-lock.json ./
 COPY bin ./bin
-COPY src ./src
 COPY schemas ./schemas
 COPY fixtures ./fixtures
 COPY config ./config

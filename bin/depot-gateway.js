@@ -13,7 +13,7 @@
 // set before the pool's first use, so here, before anything else is loaded.
 process.env.UV_THREADPOOL_SIZE ??= '16';
 
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
@@ -33,7 +33,8 @@ function buildIsCurrent() {
       if (entry.isDirectory()) return Math.max(latest, newest(path));
       return entry.name.endsWith('.test.ts') ? latest : Math.max(latest, statSync(path).mtimeMs);
     }, 0);
-  return newest(join(root, 'src')) <= built;
+  // An installation of the compiled build alone (the container image) has no sources.
+  return !existsSync(join(root, 'src')) || newest(join(root, 'src')) <= built;
 }
 
 if (process.env.DEPOT_GATEWAY_SOURCES !== '1' && buildIsCurrent()) {
