@@ -358,6 +358,15 @@ describe('FolderOutbox', () => {
     for (const size of seenSizes) assert.ok(size === 1024 * 1024 || size === 2 * 1024 * 1024, `saw a partial file of ${size} bytes`);
   });
 
+  test('deliveries side by side into one outbox each land whole, sharing directory syncs', async (t) => {
+    const cp = await makeCounterparty(t, 'employer-d');
+    const outbox = new FolderOutbox([cp]);
+    const names = Array.from({ length: 50 }, (_, i) => `doc-${String(i).padStart(2, '0')}.01TEST0001.ChangeFeeResponse.xml`);
+    await Promise.all(names.map((name, i) => outbox.deliver(outgoing('employer-d', `<r n="${i}"/>`, name))));
+    assert.deepEqual((await readdir(join(cp.folder, 'outbox'))).sort(), names, 'every file, and no temporary one left');
+    for (const [i, name] of names.entries()) assert.equal(await readFile(join(cp.folder, 'outbox', name), 'utf8'), `<r n="${i}"/>`);
+  });
+
   test('an unknown counterparty or a path-like file name is DELIVERY_FAILED and writes nothing', async (t) => {
     const cp = await makeCounterparty(t, 'employer-c');
     const outbox = new FolderOutbox([cp]);

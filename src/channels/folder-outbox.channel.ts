@@ -20,6 +20,8 @@ import type { OutboundChannel, OutgoingDocument } from './outbound.ts';
 export class FolderOutbox implements OutboundChannel {
   readonly name = 'folder';
   readonly #outboxes: ReadonlyMap<string, string>;
+  /** Per outbox folder, its directory syncs (one sync covers every rename before it began). */
+  readonly #syncs = new Map<string, DirectorySync>();
 
   constructor(counterparties: readonly FolderCounterparty[]) {
     this.#outboxes = new Map(counterparties.map((c) => [c.id, counterpartySubfolder(c.folder, 'outbox')]));
@@ -36,10 +38,14 @@ export class FolderOutbox implements OutboundChannel {
     const target = join(outbox, document.fileName);
     const temporary = join(outbox, `.${document.fileName}.${randomBytes(6).toString('hex')}.tmp`);
     try {
-      await mkdir(outbox, { recursive: true });
-      await writeDurably(temporary, document.body);
+      await writeDurably(temporary, document.body).catch(async (error: unknown) => {
+        // The outbox was removed: made again, once.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        await mkdir(outbox, { recursive: true });
+        await writeDurably(temporary, document.body);
+      });
       await rename(temporary, target);
-      await syncDirectory(outbox);
+      await this.#syncOf(outbox).after();
     } catch (error) {
       await rm(temporary, { force: true });
       throw new GatewayError('DELIVERY_FAILED', `Could not write ${target}.`, {
@@ -48,6 +54,34 @@ export class FolderOutbox implements OutboundChannel {
       });
     }
     return { target };
+  }
+
+  #syncOf(outbox: string): DirectorySync {
+    let sync = this.#syncs.get(outbox);
+    if (!sync) this.#syncs.set(outbox, (sync = new DirectorySync(outbox)));
+    return sync;
+  }
+}
+
+/**
+ * Group commit of a folder's renames: a caller waits for a directory sync that began
+ * after its rename. Deliveries running side by side share one sync instead of one each.
+ */
+class DirectorySync {
+  /** The sync that will start next; callers that arrive now wait for it. */
+  #next: Promise<void> | undefined;
+  /** The sync running now (it may not cover renames made after it began). */
+  #running: Promise<void> = Promise.resolve();
+
+  constructor(private readonly folder: string) {}
+
+  after(): Promise<void> {
+    this.#next ??= this.#running.then(() => {
+      this.#next = undefined;
+      this.#running = syncDirectory(this.folder);
+      return this.#running;
+    });
+    return this.#next;
   }
 }
 
