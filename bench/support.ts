@@ -61,16 +61,19 @@ export interface GatewayProcess {
 }
 
 /**
- * Starts `depot-gateway start` and resolves once /readyz answers 200.
+ * Starts `depot-gateway start` (or its roles apart: BENCH_GATEWAY_SPLIT) and resolves once /readyz answers 200.
  * BENCH_GATEWAY_NODE_ARGS adds node options to the gateway only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-export async function startGateway(configFile: string, port: number, timeoutMs = 60_000, command = process.env.BENCH_GATEWAY_COMMAND ?? 'start'): Promise<GatewayProcess> {
+export async function startGateway(configFile: string, port: number, timeoutMs = 60_000): Promise<GatewayProcess> {
   const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  if (process.env.BENCH_EXTRA_WORKER) {
-    const extra = spawn(process.execPath, [CLI, 'worker', '--config', configFile], { cwd: PROJECT_ROOT, env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: 'ignore' });
-    process.once('exit', () => extra.kill('SIGKILL'));
-  }
-  const child = spawn(process.execPath, [...nodeArgs, CLI, command, '--config', configFile], {
+  // BENCH_GATEWAY_SPLIT=1: the roles in three processes (`api`, `watch`, `worker`) instead of
+  // one `start`; the figures of memory are then the api process's only.
+  const split = process.env.BENCH_GATEWAY_SPLIT === '1';
+  const companions = split
+    ? ['watch', 'worker'].map((role) =>
+        spawn(process.execPath, [...nodeArgs, CLI, role, '--config', configFile], { cwd: PROJECT_ROOT, env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: 'ignore' }))
+    : [];
+  const child = spawn(process.execPath, [...nodeArgs, CLI, split ? 'api' : 'start', '--config', configFile], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -93,6 +96,14 @@ export async function startGateway(configFile: string, port: number, timeoutMs =
     pid: child.pid ?? -1,
     output: () => output,
     async stop() {
+      await Promise.all(companions.map(async (companion) => {
+        if (companion.exitCode !== null || companion.signalCode !== null) return;
+        const gone = new Promise((resolve) => companion.once('exit', resolve));
+        companion.kill('SIGTERM');
+        const timer = setTimeout(() => companion.kill('SIGKILL'), 30_000);
+        await gone;
+        clearTimeout(timer);
+      }));
       if (exitedWith !== undefined) return exitedWith;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
