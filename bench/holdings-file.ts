@@ -127,16 +127,17 @@ async function main(resources: BenchResources): Promise<boolean> {
     log(`PostgreSQL holds ${stages?.positions} positions and ${stages?.valuations} valuations, expected ${POSITIONS} and ${ACCOUNTS}`);
     ok = false;
   }
-  const pickupMs = round(Number(stages?.received) - dropped);
-  const validateMs = round(Number(stages?.validated) - Number(stages?.received));
-  const applyMs = round(Number(stages?.applied) - Number(stages?.validated));
+  // Status events carry the time their transaction began: the 'applied' event says when the
+  // apply transaction started, so everything after it is streaming, loading and answering.
+  const beforeApplyMs = round(Number(stages?.applied) - dropped);
+  const applyMs = round(totalMs - beforeApplyMs);
   const met = totalMs < 10_000 && memory.vmHwm < 256 * 1024 * 1024;
   process.stdout.write(`
 Holdings file: ${POSITIONS} positions in ${ACCOUNTS} accounts (${mb(bytes)} MB), one custodian
 machine: ${JSON.stringify(machine())}
-| drop → acknowledgement | pickup + intake (stored, sha256) | validate (preamble) | apply (stream, validate, COPY, valuations) | gateway peak memory (VmHWM) |
-|---|---|---|---|---|
-| ${totalMs} ms | ${pickupMs} ms | ${validateMs} ms | ${applyMs} ms | ${mb(memory.vmHwm)} MB |
+| drop → acknowledgement | until apply begins (pickup, stored with sha256, preamble validated) | apply and answer (stream, validate, COPY, valuations, acknowledgement) | gateway peak memory (VmHWM) |
+|---|---|---|---|
+| ${totalMs} ms | ${beforeApplyMs} ms | ${applyMs} ms | ${mb(memory.vmHwm)} MB |
 target: < 10000 ms and < 256 MB — ${met ? 'met' : 'NOT met'}
 `);
   return ok;
