@@ -122,6 +122,8 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
 
     const schemas = await processSchemaValidator(join(PROJECT_ROOT, 'schemas'));
     log.debug({ validation: schemas.where }, 'schema validation ready');
+    schemas.onBroken((error) =>
+      log.fatal({ err: error }, 'the validation thread stopped: documents cannot be validated until the gateway is restarted (their jobs retry, then go dead for replay)'));
     const deps: PipelineDeps = {
       db,
       catalogue,

@@ -17,6 +17,9 @@ export class InlineSchemaValidator implements SchemaValidator {
     return validateReportBatch(this.schemas, typeName, preamble, records, recordName);
   }
 
+  /** Validation on the caller's thread cannot break apart from its caller. */
+  onBroken(): void {}
+
   async close(): Promise<void> {}
 }
 

@@ -24,5 +24,10 @@ export interface SchemaValidator {
   validate(typeName: string, preamble: PreambleText, records: readonly ReportRecord[], recordName: string): Promise<BatchVerdict>;
   /** Where validation runs, for the log. */
   readonly where: 'thread' | 'inline';
+  /**
+   * Calls `listener` if validation stops working for good (the validation thread
+   * died: libxml2 cannot be loaded again in this process, so only a restart helps).
+   */
+  onBroken(listener: (error: Error) => void): void;
   close(): Promise<void>;
 }

@@ -55,6 +55,7 @@ class ValidationThread implements SchemaValidator {
   readonly #pending = new Map<number, { resolve(result: unknown): void; reject(error: Error): void }>();
   #next = 1;
   #broken: Error | undefined;
+  readonly #brokenListeners: ((error: Error) => void)[] = [];
 
   constructor(worker: Worker) {
     this.#worker = worker;
@@ -66,6 +67,7 @@ class ValidationThread implements SchemaValidator {
       else waiter.resolve(reply.result);
     });
     const fail = (error: Error) => {
+      if (!this.#broken) for (const listener of this.#brokenListeners) listener(error);
       this.#broken = error;
       for (const [id, waiter] of this.#pending) {
         this.#settled(id);
@@ -86,6 +88,10 @@ class ValidationThread implements SchemaValidator {
     // Only what validation needs crosses to the thread: the preamble's text, not its parsed tree.
     const { rootStartTag, rootQName, text, line } = preamble;
     return this.#ask({ kind: 'records', typeName, preamble: { rootStartTag, rootQName, text, line }, records, recordName }) as Promise<BatchVerdict>;
+  }
+
+  onBroken(listener: (error: Error) => void): void {
+    this.#brokenListeners.push(listener);
   }
 
   /** Shared by the process: nothing to close. */
