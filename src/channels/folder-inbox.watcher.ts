@@ -110,8 +110,9 @@ export class FolderInboxWatcher {
       this.#watch(counterparty);
     }
     await this.#rescan();
-    this.#scanning = false;
+    // Every file found at start is queued (in age order) before any is taken.
     await this.#offersSettled();
+    this.#scanning = false;
     this.#pump();
     this.#scheduleRescan();
   }
