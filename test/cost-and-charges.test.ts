@@ -9,6 +9,7 @@
 import { describe, test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDemoLedgerTemplate, createTestDatabase, startTestGateway, type TestDatabase, type TestGateway } from './support/harness.ts';
+import { reportHead } from './support/custodian-reports.ts';
 
 interface Account {
   readonly number: string;
@@ -30,19 +31,7 @@ function report(messageId: string, year: number, accounts: readonly Account[]): 
     `    <TotalCosts>${a.total}</TotalCosts>`,
     '  </Account>',
   ].join('\n'));
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    '<CostAndCharges xmlns="urn:se:depot-gateway:v1">',
-    '  <Header>',
-    `    <MessageId>${messageId}</MessageId>`,
-    '    <CreatedAt>2026-03-16T09:00:00+01:00</CreatedAt>',
-    '    <CustodianOrganisationNumber>5560000001</CustodianOrganisationNumber>',
-    '  </Header>',
-    `  <Year>${year}</Year>`,
-    ...body,
-    '</CostAndCharges>',
-    '',
-  ].join('\n');
+  return [reportHead('CostAndCharges', messageId, ['Year', year], { createdAt: '2026-03-16T09:00:00+01:00' }), ...body, '</CostAndCharges>', ''].join('\n');
 }
 
 interface Answer {

@@ -15,18 +15,27 @@ export interface HoldingsAccountSpec {
   readonly positions: readonly PositionSpec[];
 }
 
-export function holdingsHead(messageId: string, asOfDate: string, custodianOrganisationNumber = '5560000001'): string {
+/** A custodian report's start: declaration, root start tag, header and its date element (AsOfDate, Year). */
+export function reportHead(
+  root: 'Holdings' | 'Transactions' | 'CostAndCharges',
+  messageId: string,
+  [dateElement, date]: readonly [string, string | number],
+  { createdAt = '2026-11-20T06:10:00+01:00', custodianOrganisationNumber = '5560000001' } = {},
+): string {
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    '<Holdings xmlns="urn:se:depot-gateway:v1">',
+    `<${root} xmlns="urn:se:depot-gateway:v1">`,
     '  <Header>',
     `    <MessageId>${messageId}</MessageId>`,
-    '    <CreatedAt>2026-11-20T06:10:00+01:00</CreatedAt>',
+    `    <CreatedAt>${createdAt}</CreatedAt>`,
     `    <CustodianOrganisationNumber>${custodianOrganisationNumber}</CustodianOrganisationNumber>`,
     '  </Header>',
-    `  <AsOfDate>${asOfDate}</AsOfDate>`,
-    '',
+    `  <${dateElement}>${date}</${dateElement}>`,
   ].join('\n');
+}
+
+export function holdingsHead(messageId: string, asOfDate: string, custodianOrganisationNumber = '5560000001'): string {
+  return `${reportHead('Holdings', messageId, ['AsOfDate', asOfDate], { custodianOrganisationNumber })}\n`;
 }
 
 export function holdingsAccount(account: HoldingsAccountSpec): string {
@@ -68,17 +77,5 @@ export function transactionsReport(messageId: string, asOfDate: string, accounts
     ].join('\n')),
     '  </Account>',
   ].join('\n'));
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    '<Transactions xmlns="urn:se:depot-gateway:v1">',
-    '  <Header>',
-    `    <MessageId>${messageId}</MessageId>`,
-    '    <CreatedAt>2026-11-20T06:10:00+01:00</CreatedAt>',
-    '    <CustodianOrganisationNumber>5560000001</CustodianOrganisationNumber>',
-    '  </Header>',
-    `  <AsOfDate>${asOfDate}</AsOfDate>`,
-    ...body,
-    '</Transactions>',
-    '',
-  ].join('\n');
+  return [reportHead('Transactions', messageId, ['AsOfDate', asOfDate]), ...body, '</Transactions>', ''].join('\n');
 }
