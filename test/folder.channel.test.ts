@@ -369,7 +369,7 @@ describe('FolderOutbox', () => {
     for (const size of seenSizes) assert.ok(size === 1024 * 1024 || size === 2 * 1024 * 1024, `saw a partial file of ${size} bytes`);
   });
 
-  test('deliveries side by side into one outbox each land whole, sharing directory syncs', async (t) => {
+  test('deliveries side by side into one outbox each land whole, with no temporary file left', async (t) => {
     const cp = await makeCounterparty(t, 'employer-d');
     const outbox = new FolderOutbox([cp]);
     const names = Array.from({ length: 50 }, (_, i) => `doc-${String(i).padStart(2, '0')}.01TEST0001.ChangeFeeResponse.xml`);

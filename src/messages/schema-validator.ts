@@ -1,5 +1,4 @@
-import type { BatchVerdict, PreambleText } from './custodian-reporting/report-batch.validator.ts';
-import type { ReportRecord } from './custodian-reporting/report-splitter.ts';
+import type { BatchValidator } from './custodian-reporting/report-validator.ts';
 
 /**
  * The port the pipeline validates XML against the catalogue's schemas through. Two
@@ -17,11 +16,10 @@ export interface SchemaError {
 /** A document's schema errors ([] when it is valid), or why libxml2 could not read it at all. */
 export type DocumentVerdict = { readonly errors: readonly SchemaError[] } | { readonly unreadable: string };
 
-export interface SchemaValidator {
+/** Also validates a streamed report's record batches (BatchValidator.validate, report-batch.validator.ts). */
+export interface SchemaValidator extends BatchValidator {
   /** Each document (already through the XML gate) against its root's schema, in order. */
   validateDocuments(texts: readonly string[], rootName: string): Promise<DocumentVerdict[]>;
-  /** A batch of a streamed report's records, with the report's preamble (report-batch.validator.ts). */
-  validate(typeName: string, preamble: PreambleText, records: readonly ReportRecord[], recordName: string): Promise<BatchVerdict>;
   /** Where validation runs, for the log. */
   readonly where: 'thread' | 'inline';
   /**

@@ -147,13 +147,14 @@ async function applyInWaves(deps: PipelineDeps, tx: Sql, candidates: readonly Ap
   const shared = sharedBy(tx);
   for (const wave of wavesOf(candidates)) {
     if (deps.stopping?.aborted) break;
-    const together = wave.filter((candidate) => deps.catalogue.get(candidate.messageType)?.concurrentApply);
+    const together: ApplicableMessage[] = [];
+    const alone: ApplicableMessage[] = [];
+    for (const candidate of wave) (deps.catalogue.get(candidate.messageType)?.concurrentApply ? together : alone).push(candidate);
     const settled = await Promise.allSettled(together.map((candidate) => applyOne(deps, shared, candidate, now)));
     const failed = settled.findIndex((outcome) => outcome.status === 'rejected');
     if (failed >= 0) throw new RunCarefully(`applying ${together[failed]?.id} failed; the batch runs again with savepoints`);
     settled.forEach((outcome) => outcome.status === 'fulfilled' && byId.set(outcome.value.id, outcome.value));
-    for (const candidate of wave) {
-      if (together.includes(candidate)) continue;
+    for (const candidate of alone) {
       try {
         byId.set(candidate.id, await applyOne(deps, tx, candidate, now));
       } catch {

@@ -85,7 +85,10 @@ interface SchemaCheck {
 async function checkSchemas(deps: PipelineDeps, verdicts: readonly (Verdict | SchemaCheck)[]): Promise<Verdict[]> {
   const checks = new Map<MessageType, number[]>();
   verdicts.forEach((verdict, index) => {
-    if (verdict.ok === 'schema') checks.set(verdict.type, [...(checks.get(verdict.type) ?? []), index]);
+    if (verdict.ok !== 'schema') return;
+    const indexes = checks.get(verdict.type);
+    if (indexes) indexes.push(index);
+    else checks.set(verdict.type, [index]);
   });
   const results = verdicts.slice() as (Verdict | SchemaCheck)[];
   for (const [type, indexes] of checks) {
