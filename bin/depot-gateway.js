@@ -13,31 +13,12 @@
 // set before the pool's first use, so here, before anything else is loaded.
 process.env.UV_THREADPOOL_SIZE ??= '16';
 
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
+import { buildIsCurrent } from './build-state.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** True when dist/ was built after the last change to any source file. */
-function buildIsCurrent() {
-  let built;
-  try {
-    built = statSync(join(root, 'dist', '.built')).mtimeMs;
-  } catch {
-    return false;
-  }
-  const newest = (folder) =>
-    readdirSync(folder, { withFileTypes: true }).reduce((latest, entry) => {
-      const path = join(folder, entry.name);
-      if (entry.isDirectory()) return Math.max(latest, newest(path));
-      return entry.name.endsWith('.test.ts') ? latest : Math.max(latest, statSync(path).mtimeMs);
-    }, 0);
-  // An installation of the compiled build alone (the container image) has no sources.
-  return !existsSync(join(root, 'src')) || newest(join(root, 'src')) <= built;
-}
-
-if (process.env.DEPOT_GATEWAY_SOURCES !== '1' && buildIsCurrent()) {
+if (process.env.DEPOT_GATEWAY_SOURCES !== '1' && buildIsCurrent(root)) {
   process.env.DEPOT_GATEWAY_CODE = 'compiled';
   await import('../dist/cli.js');
 } else {
