@@ -154,7 +154,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       const calendar = new CalendarScheduler({
         connection: redis, prefix: config.queuePrefix, db, clock: deps.clock, log,
         jobs: calendarJobs({
-          custodians: expectedCustodians(config.counterparties), mailSender, operationsAddress: config.notifications.operationsAddress, log,
+          custodians: expectedCustodians(config.counterparties), mailSender, operationsAddress: config.notifications.operationsAddress, customerServiceAddress: config.notifications.customerServiceAddress, log,
           runs: { custodians: custodianDirectory(config.counterparties), insurerOrganisationNumber: config.ssek.organisationNumber, outboundFor: deps.outboundFor, log },
         }),
       });

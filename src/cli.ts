@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson, runReports, runDebitRunCommand, runPayoutRunCommand } from './cli/commands.ts';
+import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson, runReports, runDebitRunCommand, runPayoutRunCommand, runPayoutNotices } from './cli/commands.ts';
 import { EXIT, reportError } from './cli/output.ts';
 import { isGatewayError } from './core/gateway-error.ts';
 
@@ -86,6 +86,13 @@ program
   .option('--dry-run', 'compute and print the documents without storing or sending them')
   .option('--json', 'the outcome as JSON')
   .action((options) => runPayoutRunCommand(program.opts(), options));
+
+program
+  .command('payout-notices')
+  .description('insurances whose payout can begin: the notice for the letter to the insured, and when it was mailed to customer service')
+  .option('--unsent', 'only notices not mailed yet')
+  .option('--json', 'JSON lines instead of a table')
+  .action((options) => runPayoutNotices(program.opts(), options));
 
 try {
   await program.parseAsync(process.argv);

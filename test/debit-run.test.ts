@@ -10,14 +10,22 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createSmtpSender } from '../src/channels/mail/smtp.sender.ts';
 import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import type { Sql } from '../src/ledger/database.ts';
 import { SchemaRegistry } from '../src/messages/schema-registry.ts';
 import { custodianDirectory, runDebitRun, type RunDeps } from '../src/pipeline/debit-run.ts';
 import { runPayoutRun, schedulePayout } from '../src/pipeline/payout-run.ts';
-import { createDemoLedgerTemplate, createTestDatabase, startTestGateway, waitFor, type TestDatabase, type TestGateway } from './support/harness.ts';
+import { listPayoutNotices, mailPayoutNotices, payoutNoticeJob } from '../src/pipeline/payout-notices.job.ts';
+import { runDuePeriods } from '../src/pipeline/calendar.scheduler.ts';
+import { createDemoLedgerTemplate, createTestDatabase, startTestGateway, testSettings, waitFor, type TestDatabase, type TestGateway } from './support/harness.ts';
+import { runCliToEnd, writeConfigFile } from './support/processes.ts';
+import { startSmtpSink } from './support/smtp-sink.ts';
+
+const CUSTOMER_SERVICE = 'customer.service@insurer.example';
 
 const schemas = SchemaRegistry.load(join(PROJECT_ROOT, 'schemas'));
 let template: TestDatabase;
@@ -304,5 +312,77 @@ test('runs missed while the gateway was down are made at start', async () => {
   } finally {
     await gateway.destroy();
     await database.drop();
+  }
+});
+
+test('payout can begin: customer service is mailed once per notice; without mail settings the notices wait; staff API and CLI list them', async () => {
+  const sink = await startSmtpSink();
+  const folder = await mkdtemp(join(tmpdir(), 'dg-payout-notices-'));
+  const gateway = await gatewayOnDemoLedger({
+    roles: ['api'],
+    settings: {
+      mail: { smtp: { host: sink.host, port: sink.port, from: 'gateway@insurer.example', timeoutMs: 5000 } },
+      notifications: { operationsAddress: 'operations@insurer.example', customerServiceAddress: CUSTOMER_SERVICE },
+    },
+  });
+  const mailSender = createSmtpSender(gateway.config.mail.smtp!);
+  try {
+    const { db } = gateway.deps;
+    await db.exec(`INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
+      VALUES ('DEPA-100002', '2026-04-30', 0, 40000.00, 40000.00, 1, 'test')`);
+    await db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-100002', startMonth: '2026-05', terms: { months: 4 } }, new Date('2026-04-15T08:00:00Z')));
+    await db.transaction((tx) => runPayoutRun(tx, runDeps(gateway), '2026-05', new Date('2026-05-01T05:00:00Z')));
+
+    // No mail settings: recorded, not mailed, and still waiting.
+    const unmailed = await db.transaction((tx) => mailPayoutNotices(tx, { mailSender: undefined, address: undefined, log: gateway.log }, new Date('2026-05-01T05:30:00Z')));
+    assert.deepEqual(unmailed, []);
+    assert.deepEqual((await listPayoutNotices(db, { unsent: true })).map((n) => n.insuranceNumber), ['INS-100002']);
+
+    // The calendar job on Friday 1 May 2026 at 08:00 Stockholm (06:00Z): the 07:30 check is due, 13:00 not yet.
+    const job = payoutNoticeJob({ mailSender, address: CUSTOMER_SERVICE, log: gateway.log });
+    assert.deepEqual(await runDuePeriods(db, job, new Date('2026-05-01T06:00:00Z'), gateway.log), ['2026-05-01 07:30']);
+    await waitFor(() => sink.mails.length === 1, 'the notice');
+    const mail = sink.mails[0]!;
+    assert.deepEqual(mail.envelopeTo, [CUSTOMER_SERVICE]);
+    assert.equal(mail.parsed.subject, 'Payout can begin: 1 insurance');
+    assert.match(mail.parsed.text ?? '', /- INS-100002 \(Bertil Berg\), custody account DEPA-100002: from 2026-05, first payout 10000\.00 SEK, paid by 2026-05-22/);
+    assert.doesNotMatch(mail.parsed.text ?? '', /198002021239/, 'no personal identity number in the mail');
+    assert.equal(mail.parsed.messageId, '<payout-notices.2026-05-01.07.30@depot-gateway>');
+
+    // The 13:00 check finds nothing new, and June's installment makes no second notice.
+    await db.transaction((tx) => runPayoutRun(tx, runDeps(gateway), '2026-06', new Date('2026-06-01T05:00:00Z')));
+    assert.deepEqual(await runDuePeriods(db, job, new Date('2026-06-01T12:00:00Z'), gateway.log), ['2026-06-01 07:30', '2026-06-01 13:00']);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(sink.mails.length, 1);
+
+    // The staff API and the CLI (through it).
+    const address = gateway.http!.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const auth = { authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` };
+    const listed = await fetch(`http://127.0.0.1:${port}/api/payout-notices`, { headers: auth });
+    assert.equal(listed.status, 200);
+    assert.deepEqual((await listed.json()) as unknown, {
+      notices: [{
+        insuranceNumber: 'INS-100002', insuredName: 'Bertil Berg', accountNumber: 'DEPA-100002', firstMonth: '2026-05', firstAmount: '10000.00',
+        payBy: '2026-05-22', recordedAt: '2026-05-01T05:00:00.000Z', sentTo: CUSTOMER_SERVICE, sentAt: '2026-05-01T06:00:00.000Z',
+      }],
+    });
+    const unsent = await fetch(`http://127.0.0.1:${port}/api/payout-notices?unsent=true`, { headers: auth });
+    assert.deepEqual((await unsent.json()) as unknown, { notices: [] });
+    assert.equal((await fetch(`http://127.0.0.1:${port}/api/payout-notices`)).status, 401);
+
+    const config = await writeConfigFile(folder, testSettings(join(folder, 'data'), { databaseUrl: gateway.database!.url, port, logLevel: 'warn' }));
+    const json = await runCliToEnd(['payout-notices', '--json', '--config', config]);
+    assert.equal(json.code, 0, json.stderr);
+    assert.deepEqual(json.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { insuranceNumber: string; sentTo: string }).sentTo), [CUSTOMER_SERVICE]);
+    const human = await runCliToEnd(['payout-notices', '--config', config]);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /^INSURANCE +INSURED +ACCOUNT +FROM +FIRST PAYOUT +PAID BY +RECORDED +MAILED\n/);
+    assert.match(human.stdout, /\nINS-100002 +Bertil Berg +DEPA-100002 +2026-05 +10000\.00 +2026-05-22 +2026-05-01T05:00:00\.000Z +2026-05-01T06:00:00\.000Z customer\.service@insurer\.example\n/);
+  } finally {
+    await mailSender.close();
+    await gateway.destroy();
+    await sink.close();
+    await rm(folder, { recursive: true, force: true });
   }
 });

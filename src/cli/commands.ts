@@ -19,6 +19,7 @@ import { expectedCustodians, listCustodianReports } from '../pipeline/report-dea
 import { EXIT, table } from './output.ts';
 import { custodianDirectory, runDebitRun, type RunDeps, type RunSummary } from '../pipeline/debit-run.ts';
 import { runPayoutRun } from '../pipeline/payout-run.ts';
+import { listPayoutNotices } from '../pipeline/payout-notices.job.ts';
 
 /**
  * What each command does. Commands that read or change the store work in-process on
@@ -206,6 +207,17 @@ export async function runReports(options: GlobalOptions, reports: { from?: strin
   }
   const cells = rows.map((r) => [r.dueDay, r.custodianId, r.kind, r.status, r.deadline, r.arrivedAt ?? '-', r.messageId ?? '-', r.notifiedAt ?? '-']);
   process.stdout.write(table([['DUE DAY', 'CUSTODIAN', 'KIND', 'STATUS', 'DEADLINE', 'ARRIVED', 'MESSAGE', 'NOTIFIED'], ...cells]));
+}
+
+export async function runPayoutNotices(options: GlobalOptions, notices: { unsent?: boolean; json?: boolean }): Promise<void> {
+  const query = { unsent: notices.unsent === true };
+  const rows = await readStore(options, (gateway) => listPayoutNotices(gateway.deps.db, query), (client) => client.payoutNotices(query));
+  if (notices.json) {
+    for (const row of rows) printJson(row);
+    return;
+  }
+  const cells = rows.map((n) => [n.insuranceNumber, n.insuredName ?? '-', n.accountNumber ?? '-', n.firstMonth, n.firstAmount ?? '-', n.payBy ?? '-', n.recordedAt, n.sentAt ? `${n.sentAt} ${n.sentTo}` : '-']);
+  process.stdout.write(table([['INSURANCE', 'INSURED', 'ACCOUNT', 'FROM', 'FIRST PAYOUT', 'PAID BY', 'RECORDED', 'MAILED'], ...cells]));
 }
 
 export async function runDebitRunCommand(options: GlobalOptions, run: { year: string; quarter: string; dryRun?: boolean; json?: boolean }): Promise<void> {

@@ -5,6 +5,7 @@ import { ERROR_CODES, isErrorCode } from '../core/error-codes.ts';
 import type { IntakeReceipt } from '../channels/envelope.ts';
 import type { MessageEvent, MessageFilter, StoredMessage } from '../ledger/messages.repository.ts';
 import type { CustodianReportView } from '../pipeline/report-deadlines.job.ts';
+import type { PayoutNoticeView } from '../pipeline/payout-notices.job.ts';
 
 /**
  * The CLI's client of a running gateway's staff API (same host and port as the
@@ -86,6 +87,10 @@ export class GatewayClient {
     if (query.to) params.set('to', query.to);
     if (query.statuses?.length) params.set('status', query.statuses.join(','));
     return (await this.request<{ reports: CustodianReportView[] }>(`/api/custodian-reports?${params}`)).reports;
+  }
+
+  async payoutNotices(query: { unsent?: boolean | undefined }): Promise<PayoutNoticeView[]> {
+    return (await this.request<{ notices: PayoutNoticeView[] }>(`/api/payout-notices${query.unsent ? '?unsent=true' : ''}`)).notices;
   }
 
   replay(id: string): Promise<unknown> {

@@ -167,6 +167,8 @@ export const configSchema = z.strictObject({
   notifications: z.strictObject({
     /** The insurer's operations team: late and missing custodian reports are mailed here (needs mail.smtp). */
     operationsAddress: z.string().regex(/^[^@\s]+@[^@\s]+$/, 'an e-mail address').optional(),
+    /** The insurer's customer service: notices that an insured's payout can begin are mailed here, for the letter to the insured (default: operationsAddress). */
+    customerServiceAddress: z.string().regex(/^[^@\s]+@[^@\s]+$/, 'an e-mail address').optional(),
   }).prefault({}),
   /** The SSEK endpoint (POST /ssek on the api port). */
   ssek: z.strictObject({

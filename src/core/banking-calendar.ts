@@ -127,7 +127,7 @@ function stockholmOffsetMinutes(instant: number): number {
  * reading is right whenever the time lies outside the hour a DST change skips or
  * repeats (02:00–03:00 local), which office hours always do.
  */
-function stockholmInstant(date: IsoDate, time: string): Date {
+export function stockholmInstant(date: IsoDate, time: string): Date {
   const wallAsUtc = Date.parse(`${date}T${time}:00Z`);
   const firstGuess = wallAsUtc - stockholmOffsetMinutes(wallAsUtc) * 60_000;
   return new Date(wallAsUtc - stockholmOffsetMinutes(firstGuess) * 60_000);

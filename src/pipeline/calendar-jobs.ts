@@ -2,6 +2,7 @@ import type { CalendarJob } from './calendar.scheduler.ts';
 import { reportDeadlineJob, type DeadlineCheckDeps } from './report-deadlines.job.ts';
 import { debitRunJob, type RunDeps } from './debit-run.ts';
 import { payoutRunJob } from './payout-run.ts';
+import { payoutNoticeJob } from './payout-notices.job.ts';
 
 /**
  * The registry of calendar jobs the `worker` role schedules. A new kind of calendar
@@ -11,8 +12,11 @@ import { payoutRunJob } from './payout-run.ts';
 export type CalendarJobDeps = DeadlineCheckDeps & {
   /** The debit and payout runs' dependencies; without them those jobs are not scheduled. */
   readonly runs?: RunDeps;
+  /** Where notices that payout can begin are mailed (with the payout runs); default the operations address. */
+  readonly customerServiceAddress?: string | undefined;
 };
 
 export function calendarJobs(deps: CalendarJobDeps): CalendarJob[] {
-  return [reportDeadlineJob(deps), ...(deps.runs ? [debitRunJob(deps.runs), payoutRunJob(deps.runs)] : [])];
+  const payoutNotices = { mailSender: deps.mailSender, address: deps.customerServiceAddress ?? deps.operationsAddress, log: deps.log };
+  return [reportDeadlineJob(deps), ...(deps.runs ? [debitRunJob(deps.runs), payoutRunJob(deps.runs), payoutNoticeJob(payoutNotices)] : [])];
 }

@@ -19,7 +19,7 @@ import { deliverRunDocuments, storeCustodianRun, type CustodianRunSummary, type 
  *   its lock that skips custodians already done — a repeat produces nothing new;
  * - the insured is told once that payout can begin: a `payout_notices` row is written
  *   with the first installment. The ledger holds no address for insured persons, so
- *   the notice is recorded for the insurer's customer letters, not mailed;
+ *   payout-notices.job.ts mails the notice to the insurer's customer service, for the letter;
  * - delivery as in debit-run.ts: deterministic id and file name, retried, never a
  *   second document.
  */
