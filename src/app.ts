@@ -39,7 +39,7 @@ import { createSsekPushChannel } from './channels/ssek/ssek-push.channel.ts';
 import { CalendarScheduler } from './pipeline/calendar.scheduler.ts';
 import { calendarJobs } from './pipeline/calendar-jobs.ts';
 import { expectedCustodians } from './pipeline/report-deadlines.job.ts';
-import { custodianDirectory } from './pipeline/debit-run.ts';
+import { runDepsFrom } from './pipeline/debit-run.ts';
 
 /**
  * The composition root: the one place that builds adapters and wires them together.
@@ -155,7 +155,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
         connection: redis, prefix: config.queuePrefix, db, clock: deps.clock, log,
         jobs: calendarJobs({
           custodians: expectedCustodians(config.counterparties), mailSender, operationsAddress: config.notifications.operationsAddress, customerServiceAddress: config.notifications.customerServiceAddress, log,
-          runs: { custodians: custodianDirectory(config.counterparties), insurerOrganisationNumber: config.ssek.organisationNumber, outboundFor: deps.outboundFor, log },
+          runs: runDepsFrom(config, deps.outboundFor, log),
         }),
       });
       closers.push(() => calendar.close());

@@ -17,7 +17,7 @@ import { readPersonHistory } from '../ledger/person-history.repository.ts';
 import { GatewayClient } from './gateway-client.ts';
 import { expectedCustodians, listCustodianReports } from '../pipeline/report-deadlines.job.ts';
 import { EXIT, table } from './output.ts';
-import { custodianDirectory, runDebitRun, type RunDeps, type RunSummary } from '../pipeline/debit-run.ts';
+import { runDebitRun, runDepsFrom, type RunDeps, type RunSummary } from '../pipeline/debit-run.ts';
 import { runPayoutRun } from '../pipeline/payout-run.ts';
 import { listPayoutNotices } from '../pipeline/payout-notices.job.ts';
 
@@ -237,10 +237,7 @@ export async function runPayoutRunCommand(options: GlobalOptions, run: { month: 
 }
 
 function runDepsOf(gateway: Gateway): RunDeps {
-  return {
-    custodians: custodianDirectory(gateway.config.counterparties), insurerOrganisationNumber: gateway.config.ssek.organisationNumber,
-    outboundFor: gateway.deps.outboundFor, log: gateway.log,
-  };
+  return runDepsFrom(gateway.config, gateway.deps.outboundFor, gateway.log);
 }
 
 /** A run's outcome: one line per custodian (JSON with --json); with --dry-run the documents that would be sent. */

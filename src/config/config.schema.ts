@@ -85,6 +85,8 @@ export const counterpartySchema = z.strictObject({
   }).optional(),
 });
 
+const yieldTaxPercent = z.string().regex(/^\d{1,2}(\.\d{1,6})?$/, 'a percent such as "0.372"');
+
 export const configSchema = z.strictObject({
   port: z.coerce.number().int().min(0).max(65535).default(8080),
   host: z.string().default('127.0.0.1'),
@@ -108,6 +110,19 @@ export const configSchema = z.strictObject({
   rules: z.strictObject({
     /** How many days back an effective date may lie. */
     maxBackdateDays: z.number().int().min(0).default(365),
+  }).prefault({}),
+  charges: z.strictObject({
+    /**
+     * Yield tax rates per tax year, percent of the base (e.g. "0.372"), laid over the
+     * built-in table: set a year's P/T and K rates here once its statslåneränta is known.
+     */
+    yieldTaxRates: z.record(z.string(), z.strictObject({ pt: yieldTaxPercent.optional(), k: yieldTaxPercent.optional() }))
+      .superRefine((rates, context) => {
+        for (const year of Object.keys(rates)) {
+          if (!/^(19|20)\d\d$/.test(year)) context.addIssue({ code: 'custom', path: [year], message: 'a tax year YYYY' });
+        }
+      })
+      .default({}),
   }).prefault({}),
   workers: z.strictObject({
     validateConcurrency: z.number().int().positive().default(8),

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { withConfiguredRates } from './charges/yield-tax-rates.ts';
 import { accountDebit, birthDateOf, dailyValues, debitRun, debitRunKey, parseDebitRunKey, type AccountFacts } from './debit-run.ts';
 
 const base: AccountFacts = {
@@ -43,6 +44,20 @@ test('accounts without values or rates are held, insurances not in force skipped
   assert.deepEqual(run.debits.map((d) => d.accountNumber), ['DEPA-2']);
   assert.deepEqual(run.held.map((h) => h.accountNumber), ['DEPA-1', 'DEPA-3']);
   assert.match(run.held[1]?.reason ?? '', /No yield tax rate for P\/T in tax year 2026/);
+  assert.match(run.held[1]?.reason ?? '', /charges\.yieldTaxRates/);
+});
+
+test('a P/T rate set in the configuration debits the account the built-in table held back; K keeps its built-in rate', () => {
+  const p: AccountFacts = { ...base, accountNumber: 'DEPA-3', insuranceNumber: 'INS-3', kind: 'P', coverages: [], valuations: [{ asOf: '2025-12-31', totalValue: '1000000.00', cash: '0' }] };
+  const rates = withConfiguredRates({ 2026: { pt: '0.355' } });
+  assert.equal(rates[2026]?.k?.percent, '1.065', 'the built-in K figure stays');
+  assert.deepEqual(rates[2026]?.pt, { percent: '0.355', confirmed: true, basis: 'set in the configuration (charges.yieldTaxRates)' });
+  const run = debitRun([p, { ...base, valuations: [{ asOf: '2025-12-31', totalValue: '1000000.00', cash: '0' }] }], 2025, 4, rates);
+  assert.deepEqual(run.held, []);
+  // February 2026: tax on the 2026 opening value, 1 000 000.00 × 0.355 % = 3 550.00 (P); K at 1.065 %: 10 650.00.
+  const yieldTax = (account: string) => run.debits.find((d) => d.accountNumber === account)?.lines.filter((l) => l.charge === 'YieldTax').map((l) => l.amount);
+  assert.deepEqual(yieldTax('DEPA-3'), ['3550.00']);
+  assert.deepEqual(yieldTax('DEPA-1'), ['10650.00']);
 });
 
 test('run keys and birth dates', () => {

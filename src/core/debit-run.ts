@@ -3,6 +3,7 @@ import { debitRunDate, type Quarter } from './banking-calendar.ts';
 import { addDays, type IsoDate } from './calendar-date.ts';
 import { quarterDebit, type Coverage, type Deposit, type ProductKind } from './charges/charges.ts';
 import { quarterSpan } from './charges/quarter-span.ts';
+import type { YieldTaxRateTable } from './charges/yield-tax-rates.ts';
 
 /**
  * One debit run, account by account: from the facts the ledger holds about each
@@ -121,7 +122,7 @@ function nonNegative(amount: string): string {
 }
 
 /** One account's outcome in the debit run covering `year` Q`quarter`. */
-export function accountDebit(facts: AccountFacts, year: number, quarter: Quarter): AccountOutcome {
+export function accountDebit(facts: AccountFacts, year: number, quarter: Quarter, yieldTaxRates?: YieldTaxRateTable): AccountOutcome {
   const { accountNumber, insuranceNumber } = facts;
   const span = quarterSpan({ year, quarter, insuredFrom: facts.insuredFrom, insuredThrough: facts.insuredThrough });
   if (span.insuredDays === 0 || span.firstInsuredDay === undefined) return { skipped: true };
@@ -136,6 +137,7 @@ export function accountDebit(facts: AccountFacts, year: number, quarter: Quarter
       annualFixedCharge: facts.annualFixedCharge, annualCapitalPercent: facts.annualCapitalPercent,
       values: { dailyValues: days.map(nonNegative) }, birthDate: facts.birthDate, coverages: facts.coverages,
       deposits: facts.deposits, ...(quarter === 4 ? { yearEndValue: nonNegative(yearEnd?.totalValue ?? '0') } : {}),
+      ...(yieldTaxRates ? { yieldTaxRates } : {}),
     });
   } catch (error) {
     if (error instanceof RangeError) return { held: { accountNumber, insuranceNumber, reason: error.message } };
@@ -167,11 +169,11 @@ export interface DebitRunResult {
 }
 
 /** Every account's outcome in one debit run: the debits (those with lines) and the accounts held back. */
-export function debitRun(accounts: readonly AccountFacts[], year: number, quarter: Quarter): DebitRunResult {
+export function debitRun(accounts: readonly AccountFacts[], year: number, quarter: Quarter, yieldTaxRates?: YieldTaxRateTable): DebitRunResult {
   const debits: AccountDebit[] = [];
   const held: HeldAccount[] = [];
   for (const facts of accounts) {
-    const outcome = accountDebit(facts, year, quarter);
+    const outcome = accountDebit(facts, year, quarter, yieldTaxRates);
     if ('debit' in outcome && outcome.debit.lines.length > 0) debits.push(outcome.debit);
     if ('held' in outcome) held.push(outcome.held);
   }

@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import { debitRunDate, debitRunsOf, type Quarter } from '../core/banking-calendar.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
 import { quarterSpan } from '../core/charges/quarter-span.ts';
+import { withConfiguredRates, type YieldTaxRateTable } from '../core/charges/yield-tax-rates.ts';
+import type { GatewayConfig } from '../config/config.schema.ts';
 import { birthDateOf, coveragesOf, debitRun, debitRunKey, parseDebitRunKey, type AccountDebit, type HeldAccount } from '../core/debit-run.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import type { OutboundChannel } from '../channels/outbound.ts';
@@ -45,6 +47,8 @@ export interface RunDeps {
   /** Delivery attempts within one run and the first pause between them (doubling). Default 3 and 200 ms. */
   readonly deliveryAttempts?: number;
   readonly deliveryBackoffMs?: number;
+  /** Default: the built-in table (YIELD_TAX_RATES); with the configuration's rates, withConfiguredRates. */
+  readonly yieldTaxRates?: YieldTaxRateTable;
 }
 
 export interface CustodianRunSummary {
@@ -65,6 +69,16 @@ export interface RunSummary {
   readonly delivered: readonly { readonly documentId: string; readonly target: string }[];
   /** With dryRun: the documents that would be made, not stored. */
   readonly documents?: readonly { readonly custodianId: string; readonly body: string }[];
+}
+
+/** The runs' dependencies from the configuration: the custodians, the insurer's number, the yield tax rates. */
+export function runDepsFrom(
+  config: Pick<GatewayConfig, 'counterparties' | 'ssek' | 'charges'>, outboundFor: RunDeps['outboundFor'], log: Logger,
+): RunDeps {
+  return {
+    custodians: custodianDirectory(config.counterparties), insurerOrganisationNumber: config.ssek.organisationNumber, outboundFor, log,
+    yieldTaxRates: withConfiguredRates(config.charges.yieldTaxRates),
+  };
 }
 
 /** The configured custodians by id, from the counterparties. */
@@ -106,7 +120,7 @@ export async function runDebitRun(sql: Sql, deps: RunDeps, covered: { year: numb
         birthDate: birthDateOf(row.insuredPin), coverages: coveragesOf(row.kind),
         deposits: deposits.get(row.accountNumber) ?? [], valuations: valuations.get(row.accountNumber) ?? [],
       })),
-      year, quarter,
+      year, quarter, deps.yieldTaxRates,
     );
     const held = [...result.held, ...unpriced.map((row) => ({ accountNumber: row.accountNumber, insuranceNumber: row.insuranceNumber, reason: 'no capital charge in the fee history' }))];
     if (held.length > 0) deps.log.warn({ runKey, custodianId, held }, 'debit run: accounts held back');

@@ -49,6 +49,24 @@ export interface YieldTaxYear {
 
 export type YieldTaxRateTable = Readonly<Record<number, YieldTaxYear>>;
 
+/**
+ * The built-in table with the insurer's own figures (`charges.yieldTaxRates` in the
+ * configuration) laid over it: a configured year's P/T or K rate replaces or adds that
+ * figure, marked confirmed (the insurer stands behind it), the other kind keeps the
+ * built-in one. The way a new year's rate reaches the debit runs without a release.
+ */
+export function withConfiguredRates(configured: Readonly<Record<string, { readonly pt?: string | undefined; readonly k?: string | undefined }>>, base: YieldTaxRateTable = YIELD_TAX_RATES): YieldTaxRateTable {
+  const table: Record<number, YieldTaxYear> = { ...base };
+  for (const [year, rates] of Object.entries(configured)) {
+    const row = { ...table[Number(year)] };
+    const set = (percent: string) => ({ percent, confirmed: true, basis: 'set in the configuration (charges.yieldTaxRates)' });
+    if (rates.pt !== undefined) row.pt = set(rates.pt);
+    if (rates.k !== undefined) row.k = set(rates.k);
+    table[Number(year)] = row;
+  }
+  return Object.freeze(table);
+}
+
 export const YIELD_TAX_RATES: YieldTaxRateTable = Object.freeze({
   2020: {
     pt: { percent: '0.075', confirmed: true, basis: 'floor: average SLR 2019 0.03 % < 0.5 %; 15 % × 0.5 %' },

@@ -46,7 +46,7 @@ function rateFor(kind: ProductKind, year: number, rates: YieldTaxRateTable): Yie
     const known = Object.keys(rates).filter((known) => pick(rates[Number(known)]) !== undefined);
     throw new RangeError(
       `No yield tax rate for ${kind === 'K' ? 'K' : 'P/T'} in tax year ${year} (rates are known for ${known.join(', ')}): ` +
-        'add the year to yield-tax-rates.ts once its statslåneränta is set.',
+        'add the year under charges.yieldTaxRates in the configuration once its statslåneränta is set.',
     );
   }
   return rate;
