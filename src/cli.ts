@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson, runReports, runDebitRunCommand, runPayoutRunCommand, runPayoutNotices } from './cli/commands.ts';
+import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson, runReports, runDebitRunCommand, runPayoutRunCommand, runPayoutNotices, runMailSetAside } from './cli/commands.ts';
 import { EXIT, reportError } from './cli/output.ts';
 import { isGatewayError } from './core/gateway-error.ts';
 
@@ -86,6 +86,13 @@ program
   .option('--dry-run', 'compute and print the documents without storing or sending them')
   .option('--json', 'the outcome as JSON')
   .action((options) => runPayoutRunCommand(program.opts(), options));
+
+program
+  .command('mail-set-aside')
+  .description('mail the mailbox channel set aside (unknown sender, no XML attachment …), newest first, with the reason and the folder it is in')
+  .option('--limit <n>', 'how many, 1–1000 (default 100)')
+  .option('--json', 'JSON lines instead of a table')
+  .action((options) => runMailSetAside(program.opts(), options));
 
 program
   .command('payout-notices')

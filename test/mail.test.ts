@@ -8,11 +8,15 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ImapFlow } from 'imapflow';
 import { startTestGateway, testSettings, waitFor, type TestGateway } from './support/harness.ts';
 import { startDovecot, type DovecotServer } from './support/dovecot.ts';
 import { startSmtpSink, type SmtpSink, type SinkMail } from './support/smtp-sink.ts';
 import { changeFee, salaryAdjustment, PERSONS } from './support/documents.ts';
+import { runCliToEnd, writeConfigFile } from './support/processes.ts';
 
 const EMPLOYER = 'HR@Employer.example';
 const GATEWAY = 'documents@insurer.example';
@@ -66,6 +70,7 @@ describe('the mailbox channel', () => {
       c.id === 'demo-employer' ? { ...c, mail: { addresses: ['hr@employer.example', 'payroll@employer.example'] } } : c,
     );
     gateway = await startTestGateway({
+      roles: ['api', 'worker', 'watch'],
       settings: {
         counterparties,
         workers: { backoffMs: 50, attempts: 12, reconcileEveryMs: 500, reconcileAfterMs: 2000 },
@@ -202,6 +207,42 @@ describe('the mailbox channel', () => {
     assert.deepEqual((await folder('INBOX')).filter((m) => [stranger, noXml].includes(m.messageId)), []);
     assert.deepEqual(await query('SELECT 1 FROM messages WHERE external_id LIKE $1 OR external_id LIKE $2', [`${stranger}/%`, `${noXml}/%`]), []);
     assert.deepEqual(repliesTo(stranger), []);
+
+    // Staff see them: the API, and the CLI through it.
+    const address = gateway.http!.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const auth = { authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` };
+    const response = await fetch(`http://127.0.0.1:${port}/api/mail/set-aside`, { headers: auth });
+    assert.equal(response.status, 200);
+    const { mails } = (await response.json()) as { mails: { mailMessageId: string; sender: string; subject: string; reason: string; folder: string; detail: string; receivedAt: string }[] };
+    const listed = mails.filter((m) => [stranger, noXml].includes(m.mailMessageId)).sort((a, b) => a.mailMessageId.localeCompare(b.mailMessageId));
+    assert.deepEqual(listed.map(({ mailMessageId, sender, subject, reason, folder }) => ({ mailMessageId, sender, subject, reason, folder })), [
+      { mailMessageId: noXml, sender: EMPLOYER, subject: 'Forgot the file', reason: 'no-xml-attachment', folder: 'Set aside' },
+      { mailMessageId: stranger, sender: 'someone@elsewhere.example', subject: 'Fees', reason: 'unknown-sender', folder: 'Set aside' },
+    ]);
+    assert.ok(listed.every((m) => m.detail.length > 0 && !Number.isNaN(Date.parse(m.receivedAt))));
+    const bad = await fetch(`http://127.0.0.1:${port}/api/mail/set-aside?limit=0`, { headers: auth });
+    assert.equal(bad.status, 400);
+    assert.equal(((await bad.json()) as { code: string }).code, 'REQUEST_INVALID');
+    assert.equal((await fetch(`http://127.0.0.1:${port}/api/mail/set-aside`)).status, 401);
+
+    const work = await mkdtemp(join(tmpdir(), 'dg-mail-cli-'));
+    try {
+      const config = await writeConfigFile(work, testSettings(join(work, 'data'), { databaseUrl: gateway.database!.url, port, logLevel: 'warn' }));
+      const json = await runCliToEnd(['mail-set-aside', '--limit', '1000', '--json', '--config', config]);
+      assert.equal(json.code, 0, json.stderr);
+      const ids = json.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { mailMessageId: string }).mailMessageId);
+      assert.ok(ids.includes(stranger) && ids.includes(noXml), ids.join(', '));
+      const human = await runCliToEnd(['mail-set-aside', '--config', config]);
+      assert.equal(human.code, 0, human.stderr);
+      assert.match(human.stdout, /^RECEIVED +SENDER +SUBJECT +REASON +FOLDER +DETAIL\n/);
+      assert.match(human.stdout, /someone@elsewhere\.example +Fees +unknown-sender +Set aside /);
+      const wrong = await runCliToEnd(['mail-set-aside', '--limit', 'all', '--config', config]);
+      assert.equal(wrong.code, 2);
+      assert.match(wrong.stderr, /REQUEST_INVALID/);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
   });
 
   test('the IMAP server going away while mail is taken loses nothing and applies nothing twice', async () => {

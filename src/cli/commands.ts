@@ -20,6 +20,7 @@ import { EXIT, table } from './output.ts';
 import { runDebitRun, runDepsFrom, type RunDeps, type RunSummary } from '../pipeline/debit-run.ts';
 import { runPayoutRun } from '../pipeline/payout-run.ts';
 import { listPayoutNotices } from '../pipeline/payout-notices.job.ts';
+import { listSetAsideMail, setAsideLimit } from '../ledger/mail-set-aside.repository.ts';
 
 /**
  * What each command does. Commands that read or change the store work in-process on
@@ -218,6 +219,21 @@ export async function runPayoutNotices(options: GlobalOptions, notices: { unsent
   }
   const cells = rows.map((n) => [n.insuranceNumber, n.insuredName ?? '-', n.accountNumber ?? '-', n.firstMonth, n.firstAmount ?? '-', n.payBy ?? '-', n.recordedAt, n.sentAt ? `${n.sentAt} ${n.sentTo}` : '-']);
   process.stdout.write(table([['INSURANCE', 'INSURED', 'ACCOUNT', 'FROM', 'FIRST PAYOUT', 'PAID BY', 'RECORDED', 'MAILED'], ...cells]));
+}
+
+export async function runMailSetAside(options: GlobalOptions, listing: { limit?: string; json?: boolean }): Promise<void> {
+  const limit = setAsideLimit(listing.limit);
+  const mails = await readStore(
+    options,
+    async (gateway) => (await listSetAsideMail(gateway.deps.db, limit)).map((mail) => ({ ...mail, receivedAt: mail.receivedAt.toISOString() })),
+    (client) => client.setAsideMail(limit),
+  );
+  if (listing.json) {
+    for (const mail of mails) printJson(mail);
+    return;
+  }
+  const cells = mails.map((m) => [m.receivedAt, m.sender ?? '-', m.subject, m.reason, m.folder, m.detail.length > 80 ? `${m.detail.slice(0, 79)}…` : m.detail]);
+  process.stdout.write(table([['RECEIVED', 'SENDER', 'SUBJECT', 'REASON', 'FOLDER', 'DETAIL'], ...cells]));
 }
 
 export async function runDebitRunCommand(options: GlobalOptions, run: { year: string; quarter: string; dryRun?: boolean; json?: boolean }): Promise<void> {

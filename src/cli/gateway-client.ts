@@ -6,6 +6,10 @@ import type { IntakeReceipt } from '../channels/envelope.ts';
 import type { MessageEvent, MessageFilter, StoredMessage } from '../ledger/messages.repository.ts';
 import type { CustodianReportView } from '../pipeline/report-deadlines.job.ts';
 import type { PayoutNoticeView } from '../pipeline/payout-notices.job.ts';
+import type { SetAsideMailRecord } from '../ledger/mail-set-aside.repository.ts';
+
+/** A set-aside mail as the API sends it. */
+export type SetAsideMailView = Omit<SetAsideMailRecord, 'receivedAt'> & { readonly receivedAt: string };
 
 /**
  * The CLI's client of a running gateway's staff API (same host and port as the
@@ -91,6 +95,10 @@ export class GatewayClient {
 
   async payoutNotices(query: { unsent?: boolean | undefined }): Promise<PayoutNoticeView[]> {
     return (await this.request<{ notices: PayoutNoticeView[] }>(`/api/payout-notices${query.unsent ? '?unsent=true' : ''}`)).notices;
+  }
+
+  async setAsideMail(limit: number): Promise<SetAsideMailView[]> {
+    return (await this.request<{ mails: SetAsideMailView[] }>(`/api/mail/set-aside?limit=${limit}`)).mails;
   }
 
   replay(id: string): Promise<unknown> {

@@ -17,6 +17,7 @@ import { registerSsekRoutes, ssekHttpsOptions } from './ssek.routes.ts';
 import { SsekDirectory } from '../channels/ssek/ssek-parties.ts';
 import { registerCustodianReportRoutes } from './custodian-reports.routes.ts';
 import { registerPayoutNoticeRoutes } from './payout-notices.routes.ts';
+import { registerMailSetAsideRoutes } from './mail-set-aside.routes.ts';
 
 /**
  * The HTTP server on PORT (default 8080): health for orchestrators, and behind staff
@@ -65,6 +66,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     await registerLedgerRoutes(staff, options);
     await registerCustodianReportRoutes(staff, options);
     await registerPayoutNoticeRoutes(staff, options);
+    await registerMailSetAsideRoutes(staff, options);
     if (queues) {
       const board = new FastifyAdapter();
       createBullBoard({ queues: STAGES.map((stage) => new BullMQAdapter(queues.queues[stage])), serverAdapter: board });

@@ -1,3 +1,4 @@
+import { GatewayError } from '../core/gateway-error.ts';
 import type { Sql } from './database.ts';
 
 /**
@@ -49,4 +50,17 @@ export async function listSetAsideMail(sql: Sql, limit = 100): Promise<SetAsideM
     folder: row.folder,
     receivedAt: new Date(row.received_at),
   }));
+}
+
+const SET_ASIDE_LIMIT_DEFAULT = 100;
+const SET_ASIDE_LIMIT_MAX = 1000;
+
+/** A listing limit from a query string or option: 1 to 1,000, default 100. */
+export function setAsideLimit(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return SET_ASIDE_LIMIT_DEFAULT;
+  const limit = Number(raw);
+  if (!Number.isInteger(limit) || limit < 1 || limit > SET_ASIDE_LIMIT_MAX) {
+    throw new GatewayError('REQUEST_INVALID', `limit must be a whole number from 1 to ${SET_ASIDE_LIMIT_MAX}, not "${raw}".`);
+  }
+  return limit;
 }
