@@ -17,7 +17,7 @@ import { createSmtpSender } from '../src/channels/mail/smtp.sender.ts';
 import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import type { Sql } from '../src/ledger/database.ts';
 import { SchemaRegistry } from '../src/messages/schema-registry.ts';
-import { custodianDirectory, runDebitRun, type RunDeps } from '../src/pipeline/debit-run.ts';
+import { runDebitRun, runDepsFrom, type RunDeps } from '../src/pipeline/debit-run.ts';
 import { runPayoutRun, schedulePayout } from '../src/pipeline/payout-run.ts';
 import { listPayoutNotices, mailPayoutNotices, payoutNoticeJob } from '../src/pipeline/payout-notices.job.ts';
 import { runDuePeriods } from '../src/pipeline/calendar.scheduler.ts';
@@ -43,10 +43,7 @@ async function gatewayOnDemoLedger(options: Parameters<typeof startTestGateway>[
 }
 
 function runDeps(gateway: TestGateway): RunDeps {
-  return {
-    custodians: custodianDirectory(gateway.config.counterparties), insurerOrganisationNumber: gateway.config.ssek.organisationNumber,
-    outboundFor: gateway.deps.outboundFor, log: gateway.log, deliveryBackoffMs: 10,
-  };
+  return { ...runDepsFrom(gateway.config, gateway.deps.outboundFor, gateway.log), deliveryBackoffMs: 10 };
 }
 
 /**
@@ -232,6 +229,31 @@ test('a failed delivery is retried and the run made again produces one document'
     assert.equal(rows[0]?.n, 1);
   } finally {
     await gateway.destroy();
+  }
+});
+
+test('February 2025: P/T accounts are held for want of a 2025 rate, and debited once the configuration sets one', async () => {
+  const held = await gatewayOnDemoLedger();
+  const configured = await gatewayOnDemoLedger({ settings: { charges: { yieldTaxRates: { 2025: { pt: '0.300' } } } } });
+  try {
+    for (const gateway of [held, configured]) await insertYear(gateway.deps.db);
+    const at = new Date('2025-02-03T08:00:00Z');
+    const without = await held.deps.db.transaction((tx) => runDebitRun(tx, runDeps(held), { year: 2024, quarter: 4 }, at, { dryRun: true }));
+    const heldBack = without.created[0]?.held.filter((h) => h.accountNumber === 'DEPA-100001' || h.accountNumber === 'DEPA-100007') ?? [];
+    assert.deepEqual(heldBack.map((h) => h.accountNumber), ['DEPA-100001', 'DEPA-100007']);
+    assert.match(heldBack[0]?.reason ?? '', /No yield tax rate for P\/T in tax year 2025 .*charges\.yieldTaxRates/);
+
+    const withRate = await configured.deps.db.transaction((tx) => runDebitRun(tx, runDeps(configured), { year: 2024, quarter: 4 }, at, { dryRun: true }));
+    assert.ok(!withRate.created[0]?.held.some((h) => h.accountNumber === 'DEPA-100001' || h.accountNumber === 'DEPA-100007'));
+    const lines = linesOf(withRate.documents?.[0]?.body ?? '');
+    // The latest values on or before 31 December 2024 are those of 1 July: 550 000.00 (T) and 1 180 000.00 (P), × 0.300 %.
+    assert.equal(lines['DEPA-100001']?.['YieldTax/OpeningValue'], '1650.00');
+    assert.equal(lines['DEPA-100007']?.['YieldTax/OpeningValue'], '3540.00');
+    // K keeps its built-in 2025 rate, 0.888 % of 340 000.00.
+    assert.equal(lines['DEPA-100006']?.['YieldTax/OpeningValue'], '3019.20');
+  } finally {
+    await held.destroy();
+    await configured.destroy();
   }
 });
 
