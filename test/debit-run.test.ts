@@ -316,12 +316,14 @@ test('runs missed while the gateway was down are made at start', async () => {
     const { db } = gateway.deps;
     const ran = await waitFor(async () => {
       const { rows } = await db.query<{ job: string; period: string }>(
-        `SELECT job, period FROM calendar_runs WHERE job IN ('debit-runs', 'payout-runs') ORDER BY job, period`,
+        `SELECT job, period FROM calendar_runs WHERE job IN ('debit-runs', 'payout-runs', 'payout-notices') ORDER BY job, period`,
       );
-      return rows.length === 4 && rows;
+      return rows.length === 5 && rows;
     }, 'the missed runs to be made');
     assert.deepEqual(ran, [
       { job: 'debit-runs', period: '2024-Q2' }, { job: 'debit-runs', period: '2024-Q3' },
+      // 09:00 Stockholm: the day's 07:30 notice check is due, 13:00 not yet.
+      { job: 'payout-notices', period: '2024-11-04 07:30' },
       { job: 'payout-runs', period: '2024-10' }, { job: 'payout-runs', period: '2024-11' },
     ]);
     assert.deepEqual(await xmlFiles(gateway), ['debit-run-2024-Q2.DebitAccounts.xml', 'debit-run-2024-Q3.DebitAccounts.xml', 'payout-2024-11.DebitAccounts.xml']);

@@ -223,11 +223,7 @@ export async function runPayoutNotices(options: GlobalOptions, notices: { unsent
 
 export async function runMailSetAside(options: GlobalOptions, listing: { limit?: string; json?: boolean }): Promise<void> {
   const limit = setAsideLimit(listing.limit);
-  const mails = await readStore(
-    options,
-    async (gateway) => (await listSetAsideMail(gateway.deps.db, limit)).map((mail) => ({ ...mail, receivedAt: mail.receivedAt.toISOString() })),
-    (client) => client.setAsideMail(limit),
-  );
+  const mails = await readStore(options, (gateway) => listSetAsideMail(gateway.deps.db, limit), (client) => client.setAsideMail(limit));
   if (listing.json) {
     for (const mail of mails) printJson(mail);
     return;

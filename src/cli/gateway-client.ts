@@ -6,10 +6,7 @@ import type { IntakeReceipt } from '../channels/envelope.ts';
 import type { MessageEvent, MessageFilter, StoredMessage } from '../ledger/messages.repository.ts';
 import type { CustodianReportView } from '../pipeline/report-deadlines.job.ts';
 import type { PayoutNoticeView } from '../pipeline/payout-notices.job.ts';
-import type { SetAsideMailRecord } from '../ledger/mail-set-aside.repository.ts';
-
-/** A set-aside mail as the API sends it. */
-export type SetAsideMailView = Omit<SetAsideMailRecord, 'receivedAt'> & { readonly receivedAt: string };
+import type { SetAsideMailView } from '../ledger/mail-set-aside.repository.ts';
 
 /**
  * The CLI's client of a running gateway's staff API (same host and port as the

@@ -13,6 +13,8 @@ const ssekPartyIdSchema = z.strictObject({ type: z.string().min(1).default('ORGN
 
 const identifier = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lowercase letters, digits and hyphens, starting with a letter or digit');
 
+const emailAddress = z.string().regex(/^[^@\s]+@[^@\s]+$/, 'an e-mail address');
+
 const remotePath = z.string().regex(/^\/[^\0]*[^/\0]$|^\/$/, 'an absolute remote path, without a trailing slash');
 
 /** A counterparty that hosts its own SFTP server: we fetch from its outbox and push to its inbox. */
@@ -66,7 +68,7 @@ export const counterpartySchema = z.strictObject({
    * case). Answers to a mail go to its sender; documents without a request go to the first.
    */
   mail: z.strictObject({
-    addresses: z.array(z.string().regex(/^[^@\s]+@[^@\s]+$/, 'an e-mail address')).min(1),
+    addresses: z.array(emailAddress).min(1),
   }).optional(),
   /** SSEK (SOAP): how the counterparty identifies itself and how it wants its answers. */
   ssek: z.strictObject({
@@ -160,7 +162,7 @@ export const configSchema = z.strictObject({
       secure: z.boolean().default(false),
       user: z.string().min(1).optional(),
       password: z.string().optional(),
-      from: z.string().regex(/^[^@\s]+@[^@\s]+$/, 'an e-mail address'),
+      from: emailAddress,
       timeoutMs: z.number().int().positive().default(30_000),
     }).optional(),
     /** The gateway's mailbox: counterparties' mail with XML attachments is read from it (role `watch`). */
@@ -181,9 +183,9 @@ export const configSchema = z.strictObject({
   }).prefault({}),
   notifications: z.strictObject({
     /** The insurer's operations team: late and missing custodian reports are mailed here (needs mail.smtp). */
-    operationsAddress: z.string().regex(/^[^@\s]+@[^@\s]+$/, 'an e-mail address').optional(),
+    operationsAddress: emailAddress.optional(),
     /** The insurer's customer service: notices that an insured's payout can begin are mailed here, for the letter to the insured (default: operationsAddress). */
-    customerServiceAddress: z.string().regex(/^[^@\s]+@[^@\s]+$/, 'an e-mail address').optional(),
+    customerServiceAddress: emailAddress.optional(),
   }).prefault({}),
   /** The SSEK endpoint (POST /ssek on the api port). */
   ssek: z.strictObject({

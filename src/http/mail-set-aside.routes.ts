@@ -12,7 +12,6 @@ import type { HttpServerOptions } from './server.ts';
 export async function registerMailSetAsideRoutes(app: FastifyInstance, options: HttpServerOptions): Promise<void> {
   const { deps } = options;
   app.get<{ Querystring: { limit?: string } }>('/api/mail/set-aside', async (request) => {
-    const mails = await listSetAsideMail(deps.db, setAsideLimit(request.query.limit));
-    return { mails: mails.map((mail) => ({ ...mail, receivedAt: mail.receivedAt.toISOString() })) };
+    return { mails: await listSetAsideMail(deps.db, setAsideLimit(request.query.limit)) };
   });
 }

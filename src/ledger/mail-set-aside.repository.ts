@@ -1,6 +1,9 @@
 import { GatewayError } from '../core/gateway-error.ts';
 import type { Sql } from './database.ts';
 
+const SET_ASIDE_LIMIT_DEFAULT = 100;
+const SET_ASIDE_LIMIT_MAX = 1000;
+
 /**
  * Mail the mailbox channel could not take (see migration 0006): recorded before the
  * mail is moved to the aside folder, listed for staff, newest first.
@@ -25,6 +28,9 @@ interface SetAsideRow {
   received_at: Date | string;
 }
 
+/** A set-aside mail as staff see it (API, CLI): the time as an ISO string. */
+export type SetAsideMailView = Omit<SetAsideMailRecord, 'receivedAt'> & { readonly receivedAt: string };
+
 /** Records a set-aside mail; the same Message-ID again changes nothing. */
 export async function recordSetAsideMail(sql: Sql, mail: Omit<SetAsideMailRecord, 'sender'> & { readonly sender: string | null | undefined }): Promise<void> {
   await sql.query(
@@ -35,7 +41,7 @@ export async function recordSetAsideMail(sql: Sql, mail: Omit<SetAsideMailRecord
 }
 
 /** The most recent set-aside mail, newest first. */
-export async function listSetAsideMail(sql: Sql, limit = 100): Promise<SetAsideMailRecord[]> {
+export async function listSetAsideMail(sql: Sql, limit = SET_ASIDE_LIMIT_DEFAULT): Promise<SetAsideMailView[]> {
   const { rows } = await sql.query<SetAsideRow>(
     `SELECT mail_message_id, sender, subject, reason, detail, folder, received_at
        FROM mail_set_aside ORDER BY received_at DESC, id DESC LIMIT $1`,
@@ -48,12 +54,9 @@ export async function listSetAsideMail(sql: Sql, limit = 100): Promise<SetAsideM
     reason: row.reason,
     detail: row.detail,
     folder: row.folder,
-    receivedAt: new Date(row.received_at),
+    receivedAt: new Date(row.received_at).toISOString(),
   }));
 }
-
-const SET_ASIDE_LIMIT_DEFAULT = 100;
-const SET_ASIDE_LIMIT_MAX = 1000;
 
 /** A listing limit from a query string or option: 1 to 1,000, default 100. */
 export function setAsideLimit(raw: string | undefined): number {
