@@ -131,7 +131,7 @@ export async function insertMessage(sql: Sql, message: NewMessage): Promise<bool
   return rows.length > 0;
 }
 
-/** Documents larger than this go in a statement of their own, their bytes as a binary parameter rather than hex text. */
+/** Documents larger than this go in a statement of their own (the statement of a run of small ones stays small). */
 const MULTI_ROW_MAX_BYTES = 1024 * 1024;
 
 /**
@@ -166,14 +166,27 @@ export async function insertReceivedMessages(sql: Sql, messages: readonly NewMes
 /** Received documents in one statement, in order; the ids inserted. */
 async function insertSmallMessages(sql: Sql, messages: readonly NewMessage[]): Promise<Set<string>> {
   if (messages.length === 0) return new Set();
-  // Bytes travel as hex text: the same statement then runs on PostgreSQL and PGlite.
-  const { rows } = await sql.query<{ message_id: string }>(
+  // The rows travel as one JSON document and their bytes as one binary parameter, cut
+  // apart by offset in the statement: no per-document text encoding on either side.
+  let offset = 0;
+  const rows = messages.map((m, index) => {
+    const length = (m.raw as Uint8Array).byteLength;
+    const row = {
+      ordinality: index, id: m.id, counterparty_id: m.counterpartyId, channel: m.channel, external_id: m.externalId, sha256: m.sha256,
+      size_bytes: m.sizeBytes, metadata: m.metadata, received_at: m.receivedAt.toISOString(), raw_from: offset + 1, raw_length: length,
+    };
+    offset += length;
+    return row;
+  });
+  const { rows: inserted } = await sql.query<{ message_id: string }>(
     `WITH input AS (
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::timestamptz[])
-              WITH ORDINALITY AS i(id, counterparty_id, channel, external_id, sha256, size_bytes, raw_hex, metadata, received_at, ordinality)),
+       SELECT * FROM json_to_recordset($1::json)
+              AS i(ordinality int, id text, counterparty_id text, channel text, external_id text, sha256 text, size_bytes bigint,
+                   metadata jsonb, received_at timestamptz, raw_from int, raw_length int)),
      inserted AS (
        INSERT INTO messages (id, counterparty_id, channel, external_id, sha256, size_bytes, raw, status, metadata, received_at)
-       SELECT id, counterparty_id, channel, external_id, sha256, size_bytes, decode(raw_hex, 'hex'), 'received', metadata::jsonb, received_at
+       SELECT id, counterparty_id, channel, external_id, sha256, size_bytes, substring($2::bytea FROM raw_from FOR raw_length),
+              'received', metadata, received_at
          FROM input ORDER BY ordinality
        ON CONFLICT DO NOTHING RETURNING id)
      INSERT INTO message_events (message_id, status, reason, detail)
@@ -181,13 +194,9 @@ async function insertSmallMessages(sql: Sql, messages: readonly NewMessage[]): P
        FROM inserted JOIN input i ON i.id = inserted.id
       ORDER BY i.ordinality
      RETURNING message_id`,
-    [
-      messages.map((m) => m.id), messages.map((m) => m.counterpartyId), messages.map((m) => m.channel), messages.map((m) => m.externalId),
-      messages.map((m) => m.sha256), messages.map((m) => m.sizeBytes), messages.map((m) => Buffer.from(m.raw as Uint8Array).toString('hex')),
-      messages.map((m) => JSON.stringify(m.metadata)), messages.map((m) => m.receivedAt.toISOString()),
-    ],
+    [JSON.stringify(rows), Buffer.concat(messages.map((m) => m.raw as Uint8Array), offset)],
   );
-  return new Set(rows.map((row) => row.message_id));
+  return new Set(inserted.map((row) => row.message_id));
 }
 
 export async function addEvent(sql: Sql, messageId: string, status: string, reason: string, detail?: unknown): Promise<void> {
@@ -233,13 +242,13 @@ export async function markValidatedMany(
   if (validated.length === 0) return new Set();
   const { rows } = await sql.query<{ message_id: string }>(
     `WITH input AS (
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS i(id, message_type, ordering_key, document)),
+       SELECT * FROM json_to_recordset($1::json) AS i(id text, message_type text, ordering_key text, document jsonb)),
      updated AS (
        UPDATE messages m SET status = 'validated', message_type = i.message_type, ordering_key = i.ordering_key,
-              document = i.document::jsonb, updated_at = now()
+              document = i.document, updated_at = now()
          FROM input i WHERE m.id = i.id AND m.status = 'received' RETURNING m.id, m.message_type)
      INSERT INTO message_events (message_id, status, reason) SELECT id, 'validated', message_type FROM updated RETURNING message_id`,
-    [validated.map((v) => v.id), validated.map((v) => v.messageType), validated.map((v) => v.orderingKey), validated.map((v) => JSON.stringify(v.document))],
+    [JSON.stringify(validated.map((v) => ({ id: v.id, message_type: v.messageType, ordering_key: v.orderingKey, document: v.document })))],
   );
   return new Set(rows.map((row) => row.message_id));
 }
@@ -264,8 +273,9 @@ export async function finishAppliedMany(sql: Sql, finished: readonly AppliedMess
   if (finished.length === 0) return new Set();
   const { rows } = await sql.query<{ message_id: string }>(
     `WITH input AS (
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-              WITH ORDINALITY AS i(id, document_type, file_name, body, status, outcome, message_type, error_code, reason, ordinality)),
+       SELECT * FROM json_to_recordset($1::json)
+              AS i(ordinality int, id text, document_type text, file_name text, body text, status text, outcome text,
+                   message_type text, error_code text, reason text)),
      stored AS (
        INSERT INTO responses (message_id, document_type, file_name, body)
        SELECT id, document_type, file_name, body FROM input ORDER BY ordinality
@@ -276,11 +286,10 @@ export async function finishAppliedMany(sql: Sql, finished: readonly AppliedMess
          FROM input i WHERE m.id = i.id AND m.status = 'validated' RETURNING m.id, i.status, i.outcome, i.reason, i.ordinality)
      INSERT INTO message_events (message_id, status, reason, detail)
      SELECT id, status, reason, jsonb_build_object('outcome', outcome) FROM updated ORDER BY ordinality RETURNING message_id`,
-    [
-      finished.map((f) => f.id), finished.map((f) => f.response.documentType), finished.map((f) => f.response.fileName),
-      finished.map((f) => f.response.body), finished.map((f) => f.status), finished.map((f) => f.outcome), finished.map((f) => f.messageType),
-      finished.map((f) => f.errorCode), finished.map((f) => f.reason),
-    ],
+    [JSON.stringify(finished.map((f, index) => ({
+      ordinality: index, id: f.id, document_type: f.response.documentType, file_name: f.response.fileName, body: f.response.body, status: f.status,
+      outcome: f.outcome, message_type: f.messageType, error_code: f.errorCode, reason: f.reason,
+    })))],
   );
   return new Set(rows.map((row) => row.message_id));
 }
