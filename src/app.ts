@@ -24,6 +24,7 @@ import { Catalogue } from './messages/catalogue.ts';
 import { processSchemaValidator } from './messages/validation-thread.ts';
 import { createIntake } from './pipeline/intake.ts';
 import { startEmbeddedRedis, type EmbeddedRedis } from './pipeline/embedded-redis.ts';
+import { HandOff } from './pipeline/hand-off.ts';
 import { InlineScheduler } from './pipeline/inline-scheduler.ts';
 import { PipelineQueues, connectRedis } from './pipeline/queues.ts';
 import { startReconciler } from './pipeline/reconciler.ts';
@@ -138,6 +139,8 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       scheduler: queues ?? inline,
       log,
       stopping: stopping.signal,
+      // Stages running in this process hand their results on directly (the store stays the truth).
+      ...(options.inline || options.roles.includes('worker') ? { handOff: new HandOff() } : {}),
     };
     inline.bind(deps);
     const mailSender: MailSender | undefined = config.mail.smtp

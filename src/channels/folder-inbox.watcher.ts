@@ -44,7 +44,7 @@ export interface FolderChannelOptions {
   readonly maxDocumentBytes: number;
   /** A file is taken once its size and mtime have been unchanged this long. */
   readonly stableMs: number;
-  /** How often a file still being written is looked at again. */
+  /** How often a file seen changing (still being written) is looked at again; an unchanged one is looked at when it could be stable. */
   readonly pollIntervalMs: number;
   /** Files with intake at the same time. Default 64. */
   readonly maxInFlight?: number;
@@ -61,6 +61,8 @@ interface InboxFile {
   readonly counterparty: FolderCounterparty;
   /** When the file was offered (0 when it was already gone); orders the queue with the name. */
   mtimeMs?: number;
+  /** The look taken when it was offered: the first observation of its stability wait. */
+  offered?: { readonly stats: Stats; readonly at: number };
 }
 
 const silentLog: FolderChannelLog = { info() {}, warn() {}, error() {} };
@@ -166,6 +168,7 @@ export class FolderInboxWatcher {
       .then((stats) => {
         this.#offering -= 1;
         file.mtimeMs = stats?.mtimeMs ?? 0;
+        if (stats) file.offered = { stats, at: Date.now() };
         // Gone (taken, or removed by its sender: the system reports removals too) or a folder.
         if (this.#state !== 'started' || !stats?.isFile()) {
           this.#pending.delete(file.path);
@@ -205,13 +208,13 @@ export class FolderInboxWatcher {
   }
 
   /** Hands one file to intake in its arrival turn and, once intake has recorded it, moves it out of the inbox. */
-  async #take({ path, counterparty }: InboxFile): Promise<void> {
+  async #take({ path, counterparty, offered }: InboxFile): Promise<void> {
     const sequencer = this.#sequencerOf(counterparty.id);
     sequencer.register(path);
     let receipt: IntakeReceipt;
     let envelope: Envelope;
     try {
-      const stats = await this.#waitUntilStable(path, (mtimeMs) => sequencer.observe(path, mtimeMs));
+      const stats = await this.#waitUntilStable(path, (mtimeMs) => sequencer.observe(path, mtimeMs), offered);
       if (stats === undefined) return; // gone (already taken, or removed by its sender) or not a file
       const name = basename(path);
       const content = await this.#readContent(path, stats, counterparty, name);
@@ -248,25 +251,29 @@ export class FolderInboxWatcher {
 
   /**
    * A file is taken only when its writer is done, whether it was noticed by a change
-   * notification, at start or by the rescan. Stable means the
-   * mtime is `stableMs` old, or size and mtime were seen unchanged for `stableMs`
-   * (which also copes with an mtime set in the future).
+   * notification, at start or by the rescan. Stable means the mtime is `stableMs` old,
+   * or size and mtime were seen unchanged for `stableMs` (which also copes with an mtime
+   * set in the future). The look taken when the file was offered counts as the first
+   * observation, and the file is looked at again when it could first be stable — every
+   * `pollIntervalMs` while it is still changing — so a complete file costs two looks,
+   * not one per poll interval.
    */
-  async #waitUntilStable(path: string, seen: (mtimeMs: number) => void): Promise<Stats | undefined> {
+  async #waitUntilStable(path: string, seen: (mtimeMs: number) => void, offered?: InboxFile['offered']): Promise<Stats | undefined> {
     const { stableMs, pollIntervalMs } = this.#options;
-    let previous: Stats | undefined;
-    let unchangedSince = Date.now();
+    let previous: Stats | undefined = offered?.stats;
+    let unchangedSince = offered?.at ?? Date.now();
     for (;;) {
       const stats = await statIfPresent(path);
       if (stats === undefined || !stats.isFile()) return undefined;
       seen(stats.mtimeMs);
       const now = Date.now();
-      if (previous !== undefined && (stats.size !== previous.size || stats.mtimeMs !== previous.mtimeMs)) unchangedSince = now;
+      const changed = previous !== undefined && (stats.size !== previous.size || stats.mtimeMs !== previous.mtimeMs);
+      if (changed) unchangedSince = now;
       const quietMs = Math.max(now - stats.mtimeMs, now - unchangedSince);
       if (quietMs >= stableMs) return stats;
       if (this.#state === 'stopped') return undefined;
       previous = stats;
-      await sleep(Math.min(pollIntervalMs, stableMs - quietMs));
+      await sleep(changed ? Math.min(pollIntervalMs, stableMs - quietMs) : stableMs - quietMs);
     }
   }
 

@@ -210,12 +210,21 @@ export async function getMessage(sql: Sql, id: string): Promise<StoredMessage | 
   return rows[0] ? toMessage(rows[0]) : undefined;
 }
 
-/** Several messages with their raw bytes (or the document store's location of them) in one query, in no particular order; unknown ids are left out. */
-export async function getMessagesWithRaw(sql: Sql, ids: readonly string[]): Promise<(StoredMessage & { raw: Uint8Array | null; rawLocation: string | null })[]> {
+/**
+ * Several messages with their raw bytes (or the document store's location of them) in
+ * one query, in no particular order; unknown ids are left out. The bytes of those in
+ * `withoutRaw` (the caller has them already) are left out too: raw is null for them.
+ */
+export async function getMessagesWithRaw(
+  sql: Sql,
+  ids: readonly string[],
+  withoutRaw: readonly string[] = [],
+): Promise<(StoredMessage & { raw: Uint8Array | null; rawLocation: string | null })[]> {
   if (ids.length === 0) return [];
   const { rows } = await sql.query<MessageRow & { raw: Uint8Array | null; raw_location: string | null }>(
-    `SELECT ${MESSAGE_COLUMNS}, raw, raw_location FROM messages WHERE id = ANY($1::text[])`,
-    [ids],
+    `SELECT ${MESSAGE_COLUMNS}, CASE WHEN id = ANY($2::text[]) THEN NULL ELSE raw END AS raw, raw_location
+       FROM messages WHERE id = ANY($1::text[])`,
+    [ids, withoutRaw],
   );
   return rows.map((row) => ({ ...toMessage(row), raw: row.raw, rawLocation: row.raw_location }));
 }
@@ -232,14 +241,18 @@ export async function lockMessage(sql: Sql, id: string): Promise<(StoredMessage 
 
 /**
  * Moves validated messages from `received` to `validated` with their type, ordering key
- * and typed document, and a history event each, in one statement. Gives the ids that
- * were still `received` (a second run changes nothing).
+ * and typed document (as JSON text), and a history event each, in one statement. Gives
+ * the ids that were still `received` (a second run changes nothing).
  */
 export async function markValidatedMany(
   sql: Sql,
-  validated: readonly { id: string; messageType: string; orderingKey: string; document: unknown }[],
+  validated: readonly { id: string; messageType: string; orderingKey: string; documentJson: string }[],
 ): Promise<Set<string>> {
   if (validated.length === 0) return new Set();
+  // The documents are JSON already: the batch is written around them, not stringified again.
+  const input = `[${validated
+    .map((v) => `{"id":${JSON.stringify(v.id)},"message_type":${JSON.stringify(v.messageType)},"ordering_key":${JSON.stringify(v.orderingKey)},"document":${v.documentJson}}`)
+    .join(',')}]`;
   const { rows } = await sql.query<{ message_id: string }>(
     `WITH input AS (
        SELECT * FROM json_to_recordset($1::json) AS i(id text, message_type text, ordering_key text, document jsonb)),
@@ -248,7 +261,7 @@ export async function markValidatedMany(
               document = i.document, updated_at = now()
          FROM input i WHERE m.id = i.id AND m.status = 'received' RETURNING m.id, m.message_type)
      INSERT INTO message_events (message_id, status, reason) SELECT id, 'validated', message_type FROM updated RETURNING message_id`,
-    [JSON.stringify(validated.map((v) => ({ id: v.id, message_type: v.messageType, ordering_key: v.orderingKey, document: v.document })))],
+    [input],
   );
   return new Set(rows.map((row) => row.message_id));
 }
@@ -340,6 +353,7 @@ export async function markDead(sql: Sql, id: string, stage: PipelineStage, error
   return true;
 }
 
+/** A validated message that may be applied now; its typed document is read apart (getValidatedDocuments). */
 export interface ApplicableMessage {
   readonly id: string;
   readonly orderingKey: string;
@@ -347,7 +361,13 @@ export interface ApplicableMessage {
   readonly externalId: string;
   readonly messageType: string;
   readonly metadata: Record<string, unknown>;
-  readonly document: unknown;
+}
+
+/** The typed documents validation stored for messages, by id. */
+export async function getValidatedDocuments(sql: Sql, ids: readonly string[]): Promise<Map<string, unknown>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await sql.query<{ id: string; document: unknown }>('SELECT id, document FROM messages WHERE id = ANY($1::text[])', [ids]);
+  return new Map(rows.map((row) => [row.id, row.document]));
 }
 
 /** The ordering keys of those of `ids` that are validated (waiting to be applied), by message id. */
@@ -376,9 +396,9 @@ export async function listApplicableOfKeys(sql: Sql, orderingKeys: readonly stri
   if (orderingKeys.length === 0) return [];
   const { rows } = await sql.query<{
     id: string; seq: string; counterparty_id: string; external_id: string; message_type: string; ordering_key: string;
-    metadata: Record<string, unknown>; document: unknown; blocked: boolean;
+    metadata: Record<string, unknown>; blocked: boolean;
   }>(
-    `SELECT m.id, m.seq, m.counterparty_id, m.external_id, m.message_type, m.ordering_key, m.metadata, m.document,
+    `SELECT m.id, m.seq, m.counterparty_id, m.external_id, m.message_type, m.ordering_key, m.metadata,
             EXISTS (SELECT 1 FROM messages r WHERE r.counterparty_id = m.counterparty_id AND r.status = 'received' AND r.seq < m.seq) AS blocked
        FROM messages m
       WHERE m.ordering_key = ANY($1::text[]) AND m.status = 'validated'
@@ -395,7 +415,7 @@ export async function listApplicableOfKeys(sql: Sql, orderingKeys: readonly stri
     }
     applicable.push({
       id: row.id, counterpartyId: row.counterparty_id, externalId: row.external_id, messageType: row.message_type,
-      orderingKey: row.ordering_key, metadata: row.metadata, document: row.document,
+      orderingKey: row.ordering_key, metadata: row.metadata,
     });
   }
   return applicable;

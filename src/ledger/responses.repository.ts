@@ -58,15 +58,27 @@ export interface PendingDelivery {
   readonly requestMetadata: Record<string, unknown>;
 }
 
-/** The responses of several messages with their requests' routing facts, in one query, by message id; a message without a response is left out. */
-export async function getPendingDeliveries(sql: Sql, messageIds: readonly string[]): Promise<Map<string, PendingDelivery>> {
+/**
+ * The responses of several messages with their requests' routing facts, in one query,
+ * by message id; a message without a response is left out. The bodies in `knownBodies`
+ * (the caller has them already: a response never changes once stored) are not read.
+ */
+export async function getPendingDeliveries(
+  sql: Sql,
+  messageIds: readonly string[],
+  knownBodies: ReadonlyMap<string, string> = new Map(),
+): Promise<Map<string, PendingDelivery>> {
   if (messageIds.length === 0) return new Map();
-  const { rows } = await sql.query<ResponseRow & { counterparty_id: string; channel: string; metadata: Record<string, unknown> }>(
-    `SELECT r.message_id, r.document_type, r.file_name, r.body, r.created_at, r.delivered_at, m.counterparty_id, m.channel, m.metadata
+  const { rows } = await sql.query<Omit<ResponseRow, 'body'> & { body: string | null; counterparty_id: string; channel: string; metadata: Record<string, unknown> }>(
+    `SELECT r.message_id, r.document_type, r.file_name, CASE WHEN r.message_id = ANY($2::text[]) THEN NULL ELSE r.body END AS body,
+            r.created_at, r.delivered_at, m.counterparty_id, m.channel, m.metadata
        FROM responses r JOIN messages m ON m.id = r.message_id WHERE r.message_id = ANY($1::text[])`,
-    [messageIds],
+    [messageIds, [...knownBodies.keys()]],
   );
-  return new Map(rows.map((row) => [row.message_id, { response: toResponse(row), counterpartyId: row.counterparty_id, channel: row.channel, requestMetadata: row.metadata }]));
+  return new Map(rows.map((row) => [row.message_id, {
+    response: toResponse({ ...row, body: row.body ?? knownBodies.get(row.message_id) ?? '' }),
+    counterpartyId: row.counterparty_id, channel: row.channel, requestMetadata: row.metadata,
+  }]));
 }
 
 /** Successful deliveries of several responses in one statement: the attempts, and each response's delivered_at. */

@@ -3,7 +3,8 @@ import { GatewayError } from '../core/gateway-error.ts';
 import { sharedBy } from '../ledger/coalesce.ts';
 import type { Sql } from '../ledger/database.ts';
 import {
-  findValidatedKeys, finishAppliedMany, getMessage, listApplicable, listApplicableOfKeys, type AppliedMessage, type ApplicableMessage,
+  findValidatedKeys, finishAppliedMany, getMessage, getValidatedDocuments, listApplicable, listApplicableOfKeys, type AppliedMessage,
+  type ApplicableMessage,
 } from '../ledger/messages.repository.ts';
 import { buildResponse, documentStatus, responseFileName } from '../messages/response-builder.ts';
 import type { ApplyProgress, DocumentSource } from '../messages/message-type.ts';
@@ -45,7 +46,12 @@ const MAX_CROSS_KEY_BATCH = 200;
 interface Run {
   readonly results: Map<string, ApplyResult>;
   readonly failures: Map<string, unknown>;
+  /** The messages this run finished, with their responses. */
+  readonly applied: readonly Applied[];
 }
+
+/** A document that may be applied now, with its typed document. */
+type Candidate = ApplicableMessage & { readonly document: unknown };
 
 /**
  * Applies a job's messages. One message: its key's drain (applyMessage). Several (a
@@ -69,7 +75,7 @@ export async function applyMessages(deps: PipelineDeps, messageIds: readonly str
       [[...new Set(pending.values())].sort()],
     );
     return listApplicableOfKeys(tx, rows.map((row) => row.key), MAX_CROSS_KEY_BATCH);
-  }) ?? { results: new Map<string, ApplyResult>(), failures: new Map<string, unknown>() };
+  }) ?? { results: new Map<string, ApplyResult>(), failures: new Map<string, unknown>(), applied: [] };
   if (run.results.size > 0) await deps.scheduler.enqueue('deliver', [...run.results.keys()]);
   const failures = new Map<string, unknown>();
   for (const [id, key] of pending) {
@@ -117,20 +123,39 @@ async function applyInTransaction(deps: PipelineDeps, select: (tx: Sql) => Promi
   const attempt = (careful: boolean) =>
     deps.db.transaction(async (tx) => {
       const candidates = await select(tx);
-      return candidates && applyCandidates(deps, tx, candidates, now, careful);
+      return candidates && applyCandidates(deps, tx, await withDocuments(deps, tx, candidates), now, careful);
     });
+  let run: Run | undefined;
   try {
-    return await attempt(false);
+    run = await attempt(false);
   } catch (error) {
     if (!(error instanceof RunCarefully)) throw error;
-    return attempt(true);
+    run = await attempt(true);
   }
+  // Committed: the documents are done with, and deliver may take the responses from here.
+  for (const { id, response } of run?.applied ?? []) {
+    deps.handOff?.documents.delete(id);
+    deps.handOff?.responses.set(id, response);
+  }
+  return run;
 }
 
-async function applyCandidates(deps: PipelineDeps, tx: Sql, candidates: readonly ApplicableMessage[], now: Date, careful: boolean): Promise<Run> {
+/** The candidates with their typed documents: as validation handed them over in this process, else from the message store. */
+async function withDocuments(deps: PipelineDeps, tx: Sql, candidates: readonly ApplicableMessage[]): Promise<Candidate[]> {
+  const held = new Map<string, unknown>();
+  for (const { id } of candidates) {
+    const typed = deps.handOff?.documents.get(id);
+    if (typed) held.set(id, JSON.parse(typed.documentJson));
+  }
+  const stored = await getValidatedDocuments(tx, candidates.flatMap(({ id }) => (held.has(id) ? [] : [id])));
+  return candidates.map((candidate) => ({ ...candidate, document: held.has(candidate.id) ? held.get(candidate.id) : stored.get(candidate.id) }));
+}
+
+async function applyCandidates(deps: PipelineDeps, tx: Sql, candidates: readonly Candidate[], now: Date, careful: boolean): Promise<Run> {
   const finished = careful ? await applyCarefully(deps, tx, candidates, now) : await applyInWaves(deps, tx, candidates, now);
   const moved = await finishAppliedMany(tx, finished.applied);
-  return { results: new Map(finished.applied.filter((f) => moved.has(f.id)).map((f) => [f.id, f.result])), failures: finished.failures };
+  const applied = finished.applied.filter((f) => moved.has(f.id));
+  return { results: new Map(applied.map((f) => [f.id, f.result])), failures: finished.failures, applied };
 }
 
 type Applied = AppliedMessage & { result: ApplyResult };
@@ -142,13 +167,13 @@ type Applied = AppliedMessage & { result: ApplyResult };
  * after them one by one. A key's documents are still applied in arrival order, one
  * wave after the other. Any failure rolls the whole transaction back (RunCarefully).
  */
-async function applyInWaves(deps: PipelineDeps, tx: Sql, candidates: readonly ApplicableMessage[], now: Date): Promise<{ applied: Applied[]; failures: Map<string, unknown> }> {
+async function applyInWaves(deps: PipelineDeps, tx: Sql, candidates: readonly Candidate[], now: Date): Promise<{ applied: Applied[]; failures: Map<string, unknown> }> {
   const byId = new Map<string, Applied>();
   const shared = sharedBy(tx);
   for (const wave of wavesOf(candidates)) {
     if (deps.stopping?.aborted) break;
-    const together: ApplicableMessage[] = [];
-    const alone: ApplicableMessage[] = [];
+    const together: Candidate[] = [];
+    const alone: Candidate[] = [];
     for (const candidate of wave) (deps.catalogue.get(candidate.messageType)?.concurrentApply ? together : alone).push(candidate);
     const settled = await Promise.allSettled(together.map((candidate) => applyOne(deps, shared, candidate, now)));
     const failed = settled.findIndex((outcome) => outcome.status === 'rejected');
@@ -168,8 +193,8 @@ async function applyInWaves(deps: PipelineDeps, tx: Sql, candidates: readonly Ap
 }
 
 /** The candidates (in arrival order) as waves: the first document of each key, then the second, and so on. */
-function wavesOf(candidates: readonly ApplicableMessage[]): ApplicableMessage[][] {
-  const waves: ApplicableMessage[][] = [];
+function wavesOf(candidates: readonly Candidate[]): Candidate[][] {
+  const waves: Candidate[][] = [];
   const perKey = new Map<string, number>();
   for (const candidate of candidates) {
     const index = perKey.get(candidate.orderingKey) ?? 0;
@@ -183,7 +208,7 @@ function wavesOf(candidates: readonly ApplicableMessage[]): ApplicableMessage[][
  * The careful way, after a failure: one document at a time, each in its own savepoint,
  * so the others are applied and only the failed one (and its key's later documents) waits.
  */
-async function applyCarefully(deps: PipelineDeps, tx: Sql, candidates: readonly ApplicableMessage[], now: Date): Promise<{ applied: Applied[]; failures: Map<string, unknown> }> {
+async function applyCarefully(deps: PipelineDeps, tx: Sql, candidates: readonly Candidate[], now: Date): Promise<{ applied: Applied[]; failures: Map<string, unknown> }> {
   const applied: Applied[] = [];
   const failures = new Map<string, unknown>();
   const failedKeys = new Set<string>();
@@ -204,7 +229,7 @@ async function applyCarefully(deps: PipelineDeps, tx: Sql, candidates: readonly 
 }
 
 /** Runs the document's handler (its ledger changes) and builds its response and final status. */
-async function applyOne(deps: PipelineDeps, tx: Sql, message: ApplicableMessage, now: Date): Promise<Applied> {
+async function applyOne(deps: PipelineDeps, tx: Sql, message: Candidate, now: Date): Promise<Applied> {
   const type = deps.catalogue.get(message.messageType);
   if (!type) throw new GatewayError('INTERNAL_ERROR', `no handler for ${message.messageType}`);
   const counterparty = deps.counterparties.get(message.counterpartyId);

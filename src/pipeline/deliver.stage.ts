@@ -13,7 +13,12 @@ import type { PipelineDeps } from './pipeline-deps.ts';
  * delivery failed, by id (each failed attempt is recorded too).
  */
 export async function deliverResponses(deps: PipelineDeps, messageIds: readonly string[]): Promise<Map<string, unknown>> {
-  const pending = await getPendingDeliveries(deps.db, messageIds);
+  // Responses apply handed over in this process are not read back.
+  const held = new Map(messageIds.flatMap((id) => {
+    const response = deps.handOff?.responses.get(id);
+    return response ? [[id, response.body] as const] : [];
+  }));
+  const pending = await getPendingDeliveries(deps.db, messageIds, held);
   const failures = new Map<string, unknown>();
   const delivered: { messageId: string; channel: string; target: string | null }[] = [];
   await Promise.all(
@@ -40,5 +45,6 @@ export async function deliverResponses(deps: PipelineDeps, messageIds: readonly 
       }),
   );
   await recordDeliveries(deps.db, delivered);
+  for (const id of messageIds) if (!failures.has(id)) deps.handOff?.responses.delete(id);
   return failures;
 }

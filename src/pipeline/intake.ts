@@ -68,6 +68,7 @@ async function receiveMany(deps: PipelineDeps, envelopes: readonly Envelope[]): 
     outcomes[index] = await recordWithAnswer(deps, message, rejectionText).then((receipt) => ({ receipt }), (error: unknown) => ({ error }));
   }
 
+  for (const message of fresh) if (message.raw && inserted.has(message.id)) deps.handOff?.raw.set(message.id, message.raw);
   const receipts = outcomes.flatMap((o) => (o && 'receipt' in o ? [o.receipt] : []));
   try {
     await deps.scheduler.enqueue('validate', receipts.filter((r) => r.status === 'received').map((r) => r.messageId));

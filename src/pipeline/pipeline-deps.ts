@@ -6,6 +6,7 @@ import type { PipelineStage } from '../ledger/messages.repository.ts';
 import type { OutboundChannel } from '../channels/outbound.ts';
 import type { DocumentStore } from '../ledger/document-store.ts';
 import type { BatchValidator } from '../messages/custodian-reporting/report-validator.ts';
+import type { HandOff } from './hand-off.ts';
 
 /**
  * What every pipeline stage is given: the ports it may touch, passed in by the
@@ -58,4 +59,6 @@ export interface PipelineDeps {
   readonly log: Logger;
   /** Aborted when the process shuts down: long-running stage work stops at its next safe point. */
   readonly stopping?: AbortSignal;
+  /** What a stage holds for the next in this process (a process that runs the workers); absent: every stage reads the message store. */
+  readonly handOff?: HandOff;
 }

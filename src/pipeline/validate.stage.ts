@@ -26,20 +26,26 @@ export async function validateMessages(deps: PipelineDeps, messageIds: readonly 
   const failures = new Map<string, unknown>();
   // The CPU work (parsing, schema validation) runs outside any transaction; the
   // status changes are guarded, so a second run of the same job changes nothing.
-  const messages = await getMessagesWithRaw(deps.db, messageIds);
-  const valid: { id: string; messageType: string; orderingKey: string; document: unknown }[] = [];
+  // Bytes intake handed over in this process are not read back.
+  const held = new Map(messageIds.flatMap((id) => {
+    const raw = deps.handOff?.raw.get(id);
+    return raw ? [[id, raw] as const] : [];
+  }));
+  const messages = await getMessagesWithRaw(deps.db, messageIds, [...held.keys()]);
+  const valid: { id: string; messageType: string; orderingKey: string; documentJson: string }[] = [];
   const rejected: string[] = [];
   const examined: { message: (typeof messages)[number]; verdict: Verdict | SchemaCheck }[] = [];
   for (const message of messages) {
     if (message.status !== 'received') continue;
-    if (message.raw) examined.push({ message, verdict: examine(deps, message.counterpartyId, message.raw) });
+    const raw = message.raw ?? held.get(message.id);
+    if (raw) examined.push({ message, verdict: examine(deps, message.counterpartyId, raw) });
     else if (message.rawLocation) examined.push({ message, verdict: await examineStored(deps, message.counterpartyId, message.rawLocation) });
   }
   const verdicts = await checkSchemas(deps, examined.map((entry) => entry.verdict));
   for (const [index, { message }] of examined.entries()) {
     const verdict = verdicts[index] as Verdict;
     if (verdict.ok) {
-      valid.push({ id: message.id, messageType: verdict.messageType, orderingKey: verdict.orderingKey, document: verdict.document });
+      valid.push({ id: message.id, messageType: verdict.messageType, orderingKey: verdict.orderingKey, documentJson: JSON.stringify(verdict.document) });
       continue;
     }
     try {
@@ -60,6 +66,10 @@ export async function validateMessages(deps: PipelineDeps, messageIds: readonly 
     }
   }
   const validated = await markValidatedMany(deps.db, valid);
+  for (const id of messageIds) deps.handOff?.raw.delete(id);
+  for (const { id, messageType, orderingKey, documentJson } of valid) {
+    if (validated.has(id)) deps.handOff?.documents.set(id, { messageType, orderingKey, documentJson });
+  }
   await deps.scheduler.enqueue('apply', valid.map((v) => v.id).filter((id) => validated.has(id)));
   await deps.scheduler.enqueue('deliver', rejected);
   return failures;

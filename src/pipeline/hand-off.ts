@@ -1,0 +1,95 @@
+import type { AppliedMessage } from '../ledger/messages.repository.ts';
+
+/**
+ * What a stage already holds for the next one in the same process: a received
+ * document's bytes (intake → validate), its typed document (validate → apply), its
+ * response (apply → deliver). The message store stays the truth and every stage still
+ * reads status and order from it; the hand-off only spares reading back, and decoding
+ * again, values that cannot change once written — the bytes of a message id, the
+ * typed document read from them, the response stored for it. A stage that finds nothing
+ * here (another process took the job, the entry made room for newer ones, a restart)
+ * reads the message store as before, so correctness never depends on it.
+ *
+ * Each kind is bounded by bytes and gives up its oldest entries first: a backlog
+ * larger than the bound is read from the store.
+ */
+export interface TypedDocument {
+  readonly messageType: string;
+  readonly orderingKey: string;
+  /**
+   * The document as the JSON text stored in the message store: apply parses it, so a
+   * handler gets the same fresh copy whichever way the document reached it.
+   */
+  readonly documentJson: string;
+}
+
+export type HandedResponse = AppliedMessage['response'];
+
+/** Default bound of each kind: a few thousand ~2 KB documents waiting between two stages. */
+export const HAND_OFF_BYTES = 16 * 1024 * 1024;
+
+export class HandOff {
+  readonly raw: BoundedMap<Uint8Array>;
+  readonly documents: BoundedMap<TypedDocument>;
+  readonly responses: BoundedMap<HandedResponse>;
+
+  constructor(maxBytesEach = HAND_OFF_BYTES) {
+    this.raw = new BoundedMap(maxBytesEach, (bytes) => bytes.byteLength);
+    this.documents = new BoundedMap(maxBytesEach, (typed) => typed.documentJson.length);
+    // Response bodies are mostly ASCII: their length is close to their size in bytes.
+    this.responses = new BoundedMap(maxBytesEach, (response) => response.body.length);
+  }
+}
+
+/** A map that holds at most `maxBytes` of values (by `weigh`), dropping the oldest first. */
+export class BoundedMap<V> {
+  readonly #entries = new Map<string, { value: V; bytes: number }>();
+  #bytes = 0;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly weigh: (value: V) => number,
+  ) {}
+
+  /** Keeps `value` unless it alone is over the bound. */
+  set(key: string, value: V): void {
+    const bytes = this.weigh(value);
+    this.delete(key);
+    if (bytes > this.maxBytes) return;
+    this.#entries.set(key, { value, bytes });
+    this.#bytes += bytes;
+    for (const [oldest, entry] of this.#entries) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#entries.delete(oldest);
+      this.#bytes -= entry.bytes;
+    }
+  }
+
+  get(key: string): V | undefined {
+    return this.#entries.get(key)?.value;
+  }
+
+  has(key: string): boolean {
+    return this.#entries.has(key);
+  }
+
+  delete(key: string): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
+  }
+
+  /** Those of `keys` held here. */
+  heldOf(keys: readonly string[]): string[] {
+    return keys.filter((key) => this.#entries.has(key));
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+}
