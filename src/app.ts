@@ -24,6 +24,7 @@ import { Catalogue } from './messages/catalogue.ts';
 import { processSchemaValidator } from './messages/validation-thread.ts';
 import { createIntake } from './pipeline/intake.ts';
 import { startEmbeddedRedis, type EmbeddedRedis } from './pipeline/embedded-redis.ts';
+import { CarryOnScheduler } from './pipeline/carry-on.scheduler.ts';
 import { HandOff } from './pipeline/hand-off.ts';
 import { InlineScheduler } from './pipeline/inline-scheduler.ts';
 import { PipelineQueues, connectRedis } from './pipeline/queues.ts';
@@ -209,10 +210,20 @@ function startWorkers(config: Readonly<GatewayConfig>, deps: PipelineDeps, redis
     connection: redis, prefix: config.queuePrefix, db: deps.db, log: deps.log,
     lockDurationMs: config.workers.lockDurationMs, stalledIntervalMs: config.workers.stalledIntervalMs,
   };
+  // A worker's batch is carried through the later stages in its own job (see CarryOnScheduler).
+  const queued = deps.scheduler;
+  const workerDeps: PipelineDeps = {
+    ...deps,
+    scheduler: new CarryOnScheduler(
+      queued,
+      { apply: (ids) => applyMessages(workerDeps, ids), deliver: (ids) => deliverResponses(workerDeps, ids) },
+      (stage, error) => deps.log.warn({ stage, err: error }, 'stage failed in the job before it; its batch goes on the queue'),
+    ),
+  };
   const stage = (name: PipelineStage, run: (deps: PipelineDeps, ids: readonly string[]) => Promise<Map<string, unknown>>) => ({
     stage: name,
-    run: (ids: readonly string[]) => run(deps, ids),
-    enqueueSeparately: (ids: readonly string[]) => deps.scheduler.enqueue(name, ids, { separately: true }),
+    run: (ids: readonly string[]) => run(workerDeps, ids),
+    enqueueSeparately: (ids: readonly string[]) => queued.enqueue(name, ids, { separately: true }),
   });
   const workers: Worker[] = [
     startStageWorker({ ...common, ...stage('validate', validateMessages), concurrency: config.workers.validateConcurrency }),

@@ -35,6 +35,8 @@ export async function validateMessages(deps: PipelineDeps, messageIds: readonly 
   const valid: { id: string; messageType: string; orderingKey: string; documentJson: string }[] = [];
   const rejected: string[] = [];
   const examined: { message: (typeof messages)[number]; verdict: Verdict | SchemaCheck }[] = [];
+  // Validated already: an earlier run of this job died before handing them to apply.
+  const handedOn = messages.flatMap((message) => (message.status === 'validated' ? [message.id] : []));
   for (const message of messages) {
     if (message.status !== 'received') continue;
     const raw = message.raw ?? held.get(message.id);
@@ -70,7 +72,7 @@ export async function validateMessages(deps: PipelineDeps, messageIds: readonly 
   for (const { id, messageType, orderingKey, documentJson } of valid) {
     if (validated.has(id)) deps.handOff?.documents.set(id, { messageType, orderingKey, documentJson });
   }
-  await deps.scheduler.enqueue('apply', valid.map((v) => v.id).filter((id) => validated.has(id)));
+  await deps.scheduler.enqueue('apply', [...handedOn, ...valid.map((v) => v.id).filter((id) => validated.has(id))]);
   await deps.scheduler.enqueue('deliver', rejected);
   return failures;
 }
