@@ -25,8 +25,11 @@ export interface TypedDocument {
 
 export type HandedResponse = AppliedMessage['response'];
 
-/** Default bound of each kind: a few thousand ~2 KB documents waiting between two stages. */
-export const HAND_OFF_BYTES = 16 * 1024 * 1024;
+/**
+ * Default bound of each kind: some 2,000 documents of 2 KB waiting between two stages,
+ * far more than a busy gateway keeps there; a larger backlog waits in the message store.
+ */
+export const HAND_OFF_BYTES = 4 * 1024 * 1024;
 
 export class HandOff {
   readonly raw: BoundedMap<Uint8Array>;
