@@ -89,10 +89,28 @@ describe('the hand-off between stages', () => {
     const id = receipt.messageId;
     assert.ok(handOff.raw.has(id), 'intake hands the bytes to validation');
     await validateMessages(deps, [id]);
-    assert.deepEqual([handOff.raw.has(id), handOff.documents.get(id)?.messageType], [false, 'SalaryAdjustment']);
+    assert.equal(handOff.raw.has(id), false);
+    assert.equal((JSON.parse(handOff.documents.get(id) ?? '{}') as { items?: { annualSalary: string }[] }).items?.[0]?.annualSalary, '520000.00');
     await applyMessages(deps, [id]);
     assert.deepEqual([handOff.documents.has(id), handOff.responses.get(id)?.documentType], [false, 'SalaryAdjustmentResponse']);
     await deliverResponses(deps, [id]);
     assert.equal(handOff.responses.has(id), false);
+  });
+
+  test('a validation job run again after its worker died before handing its documents on hands them to apply', async () => {
+    const handedOn: [string, readonly string[]][] = [];
+    const recording = { enqueue: async (stage: string, ids: readonly string[]) => void handedOn.push([stage, ids]), requeue: async () => undefined };
+    const deps: PipelineDeps = { ...gateway.deps, scheduler: recording as PipelineDeps['scheduler'] };
+    const receipt = await createIntake(deps).receive({
+      channel: 'folder', counterpartyId: 'demo-employer', externalId: 'rerun.xml', receivedAt: new Date(),
+      content: { bytes: Buffer.from(salaryAdjustment({ messageId: 'rerun-1', agreementNumber: 'AGR-1001' }, [{ pin: PERSONS.anna, date: '2026-11-03', salary: '530000.00' }])) },
+      metadata: { fileName: 'rerun.xml' },
+    });
+    const id = receipt.messageId;
+    // The first run validates it; its worker dies before apply gets it (the hand-over is lost).
+    await validateMessages({ ...deps, scheduler: { enqueue: async () => undefined, requeue: async () => undefined } }, [id]);
+    handedOn.length = 0;
+    await validateMessages(deps, [id]);
+    assert.deepEqual(handedOn.filter(([stage]) => stage === 'apply'), [['apply', [id]]]);
   });
 });

@@ -75,10 +75,11 @@ export async function getPendingDeliveries(
        FROM responses r JOIN messages m ON m.id = r.message_id WHERE r.message_id = ANY($1::text[])`,
     [messageIds, [...knownBodies.keys()]],
   );
-  return new Map(rows.map((row) => [row.message_id, {
-    response: toResponse({ ...row, body: row.body ?? knownBodies.get(row.message_id) ?? '' }),
-    counterpartyId: row.counterparty_id, channel: row.channel, requestMetadata: row.metadata,
-  }]));
+  return new Map(rows.map((row) => {
+    const body = row.body ?? knownBodies.get(row.message_id);
+    if (body === undefined) throw new Error(`the response of ${row.message_id} was neither read nor known`);
+    return [row.message_id, { response: toResponse({ ...row, body }), counterpartyId: row.counterparty_id, channel: row.channel, requestMetadata: row.metadata }];
+  }));
 }
 
 /** Successful deliveries of several responses in one statement: the attempts, and each response's delivered_at. */

@@ -144,8 +144,8 @@ async function applyInTransaction(deps: PipelineDeps, select: (tx: Sql) => Promi
 async function withDocuments(deps: PipelineDeps, tx: Sql, candidates: readonly ApplicableMessage[]): Promise<Candidate[]> {
   const held = new Map<string, unknown>();
   for (const { id } of candidates) {
-    const typed = deps.handOff?.documents.get(id);
-    if (typed) held.set(id, JSON.parse(typed.documentJson));
+    const json = deps.handOff?.documents.get(id);
+    if (json !== undefined) held.set(id, JSON.parse(json));
   }
   const stored = await getValidatedDocuments(tx, candidates.flatMap(({ id }) => (held.has(id) ? [] : [id])));
   return candidates.map((candidate) => ({ ...candidate, document: held.has(candidate.id) ? held.get(candidate.id) : stored.get(candidate.id) }));

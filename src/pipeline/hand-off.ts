@@ -1,5 +1,14 @@
 import type { AppliedMessage } from '../ledger/messages.repository.ts';
 
+/** A response as apply stored it. */
+export type HandedResponse = AppliedMessage['response'];
+
+/**
+ * Default bound of each kind: some 2,000 documents of 2 KB waiting between two stages,
+ * far more than a busy gateway keeps there; a larger backlog waits in the message store.
+ */
+export const HAND_OFF_BYTES = 4 * 1024 * 1024;
+
 /**
  * What a stage already holds for the next one in the same process: a received
  * document's bytes (intake → validate), its typed document (validate → apply), its
@@ -13,32 +22,18 @@ import type { AppliedMessage } from '../ledger/messages.repository.ts';
  * Each kind is bounded by bytes and gives up its oldest entries first: a backlog
  * larger than the bound is read from the store.
  */
-export interface TypedDocument {
-  readonly messageType: string;
-  readonly orderingKey: string;
-  /**
-   * The document as the JSON text stored in the message store: apply parses it, so a
-   * handler gets the same fresh copy whichever way the document reached it.
-   */
-  readonly documentJson: string;
-}
-
-export type HandedResponse = AppliedMessage['response'];
-
-/**
- * Default bound of each kind: some 2,000 documents of 2 KB waiting between two stages,
- * far more than a busy gateway keeps there; a larger backlog waits in the message store.
- */
-export const HAND_OFF_BYTES = 4 * 1024 * 1024;
-
 export class HandOff {
   readonly raw: BoundedMap<Uint8Array>;
-  readonly documents: BoundedMap<TypedDocument>;
+  /**
+   * Typed documents as the JSON text stored in the message store: apply parses it, so a
+   * handler gets the same fresh copy whichever way the document reached it.
+   */
+  readonly documents: BoundedMap<string>;
   readonly responses: BoundedMap<HandedResponse>;
 
   constructor(maxBytesEach = HAND_OFF_BYTES) {
     this.raw = new BoundedMap(maxBytesEach, (bytes) => bytes.byteLength);
-    this.documents = new BoundedMap(maxBytesEach, (typed) => typed.documentJson.length);
+    this.documents = new BoundedMap(maxBytesEach, (json) => json.length);
     // Response bodies are mostly ASCII: their length is close to their size in bytes.
     this.responses = new BoundedMap(maxBytesEach, (response) => response.body.length);
   }
@@ -81,11 +76,6 @@ export class BoundedMap<V> {
     if (!entry) return;
     this.#entries.delete(key);
     this.#bytes -= entry.bytes;
-  }
-
-  /** Those of `keys` held here. */
-  heldOf(keys: readonly string[]): string[] {
-    return keys.filter((key) => this.#entries.has(key));
   }
 
   get size(): number {

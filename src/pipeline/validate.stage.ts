@@ -69,9 +69,7 @@ export async function validateMessages(deps: PipelineDeps, messageIds: readonly 
   }
   const validated = await markValidatedMany(deps.db, valid);
   for (const id of messageIds) deps.handOff?.raw.delete(id);
-  for (const { id, messageType, orderingKey, documentJson } of valid) {
-    if (validated.has(id)) deps.handOff?.documents.set(id, { messageType, orderingKey, documentJson });
-  }
+  for (const { id, documentJson } of valid) if (validated.has(id)) deps.handOff?.documents.set(id, documentJson);
   await deps.scheduler.enqueue('apply', [...handedOn, ...valid.map((v) => v.id).filter((id) => validated.has(id))]);
   await deps.scheduler.enqueue('deliver', rejected);
   return failures;
