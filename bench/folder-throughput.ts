@@ -30,10 +30,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { stageBreakdown } from './breakdown.ts';
+import { CpuSampler } from './cpu-sampler.ts';
+import { cleanUpMarker, fileSystemNote, markCleanUp } from './file-system-note.ts';
 import { figures, messageCounts, runScenario, sampleResponses, type DropPattern, type Folders } from './end-to-end.bench.ts';
-import { formatReport, machine, NOTES, type BenchReport, type ScenarioReport } from './report.ts';
+import { calibrate, formatReport, machine, NOTES, type BenchReport, type ScenarioReport } from './report.ts';
 import {
-  createDatabase, deleteQueueKeys, envNumber, freePort, mb, REDIS_URL, RssSampler, runMigrate, startGateway, withClient, writeConfig,
+  checkpoint, createDatabase, deleteQueueKeys, envNumber, freePort, mb, REDIS_URL, RssSampler, runMigrate, startGateway, withClient, writeConfig,
   type BenchDatabase, type GatewayProcess,
 } from './support.ts';
 import { benchAgreements, buildDocuments, EMPLOYER, seedAgreements, type BenchDocument } from './workload.ts';
@@ -79,6 +81,10 @@ const log = (text: string) => process.stdout.write(`[bench] ${text}\n`);
 
 async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
+  const calibration = calibrate();
+  log(`calibration: ${calibration} ms for a fixed piece of work (compare runs only at similar figures)`);
+  const fileSystem = fileSystemNote(tmpdir(), cleanUpMarker(RESULTS));
+  if (fileSystem) log(`NOTE: ${fileSystem}`);
   const temp = (resources.temp = await mkdtemp(join(tmpdir(), 'dg-bench-')));
   const dataDir = join(temp, 'data');
   const database = (resources.database = await createDatabase());
@@ -123,6 +129,7 @@ async function main(): Promise<void> {
   log('starting the gateway (depot-gateway start)');
   const gateway = (resources.gateway = await startGateway(configFile, port));
   const rss = new RssSampler(gateway.pid, 250);
+  const cpu = new CpuSampler(() => gateway.pids, 250);
   const folder = join(dataDir, 'counterparties', 'bench-employer');
   const folders: Folders = { inbox: join(folder, 'inbox'), outbox: join(folder, 'outbox') };
   const timeoutMs = settings.timeoutSeconds * 1000;
@@ -136,8 +143,11 @@ async function main(): Promise<void> {
   const scenarios: ScenarioReport[] = [];
   const scenario = async (name: string, prefix: string, description: string, documents: BenchDocument[], pattern: DropPattern, waitSeconds: number) => {
     log(`scenario ${name}: ${description}`);
+    if (!(await checkpoint(database.url))) log('no CHECKPOINT before the scenario (not a superuser): figures may vary more');
     rss.resetPeak();
+    cpu.begin();
     const run = await runScenario(folders, documents, pattern, waitSeconds * 1000);
+    const cpuFigures = cpu.end();
     const peakSampledRssMb = mb(rss.peak());
     const result = figures(run);
     const sample = await sampleResponses(folders.outbox, run, 50);
@@ -153,7 +163,7 @@ async function main(): Promise<void> {
     }
     if (applied !== result.sent) failures.push(`${name}: PostgreSQL has ${applied} applied messages, ${result.sent} were sent (${JSON.stringify(messages)})`);
     const offeredPerSecond = pattern.kind === 'sustained' ? pattern.rate : ('as fast as possible' as const);
-    scenarios.push({ name, description, offeredPerSecond, figures: result, sample, messages, applied, peakSampledRssMb, stages });
+    scenarios.push({ name, description, offeredPerSecond, figures: result, sample, messages, applied, peakSampledRssMb, stages, cpu: cpuFigures });
     log(`scenario ${name}: ${result.responses}/${result.sent} responses, ${result.documentsPerSecond} documents/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms`);
   };
 
@@ -165,6 +175,7 @@ async function main(): Promise<void> {
   }, settings.burstTimeoutSeconds);
 
   const memory = rss.finish();
+  cpu.stop();
   const exit = await gateway.stop();
   resources.gateway = undefined;
   if (exit !== 0) failures.push(`the gateway exited with ${exit} on SIGTERM:\n${gateway.output().slice(-4000)}`);
@@ -184,7 +195,7 @@ async function main(): Promise<void> {
     startedAt,
     ok: failures.length === 0,
     failures,
-    machine: machine(),
+    machine: machine(calibration),
     settings: {
       ...settings,
       averageDocumentBytes: averageBytes,
@@ -194,7 +205,7 @@ async function main(): Promise<void> {
       database: 'PostgreSQL (fresh database)',
       redis: REDIS_URL,
     },
-    notes: NOTES,
+    notes: fileSystem ? [...NOTES, fileSystem] : NOTES,
     scenarios,
     gateway: { pid: gateway.pid, peakRssMb: mb(memory.vmHwm), sampledPeakRssMb: mb(memory.sampledPeakRss), rssAtEndMb: mb(memory.lastRss) },
     targets,
@@ -218,7 +229,11 @@ async function cleanUp(): Promise<void> {
   if (gateway) await step('stopping the gateway', () => gateway.stop());
   if (database) await step(`dropping database ${database.name}`, () => database.drop());
   if (queuePrefix) await step(`deleting Redis keys ${queuePrefix}:*`, () => deleteQueueKeys(queuePrefix));
-  if (temp) await step(`removing ${temp}`, () => rm(temp, { recursive: true, force: true }));
+  if (temp) {
+    await step(`removing ${temp}`, () => rm(temp, { recursive: true, force: true }));
+    await mkdir(RESULTS, { recursive: true }).catch(() => undefined);
+    markCleanUp(cleanUpMarker(RESULTS), tmpdir());
+  }
 }
 
 let interrupted = false;

@@ -1,8 +1,10 @@
 /** The benchmark's report: printed for people, and the same figures as JSON. */
+import { createHash } from 'node:crypto';
 import { cpus, totalmem, type as osType, release } from 'node:os';
 import type { StageBreakdown } from './breakdown.ts';
+import { perDocument, type CpuFigures } from './cpu-sampler.ts';
 import type { Distribution, ScenarioFigures } from './end-to-end.bench.ts';
-import { mb } from './support.ts';
+import { mb, round } from './support.ts';
 
 export interface ScenarioReport {
   readonly name: string;
@@ -14,13 +16,15 @@ export interface ScenarioReport {
   readonly applied: number;
   readonly peakSampledRssMb: number;
   readonly stages: StageBreakdown | undefined;
+  /** CPU each party used while the scenario ran (Linux /proc); undefined elsewhere. */
+  readonly cpu?: CpuFigures | undefined;
 }
 
 export interface BenchReport {
   readonly startedAt: string;
   readonly ok: boolean;
   readonly failures: string[];
-  readonly machine: { cpu: string; cores: number; totalMemoryMb: number; os: string; node: string };
+  readonly machine: { cpu: string; cores: number; totalMemoryMb: number; os: string; node: string; calibrationMs?: number };
   readonly settings: Record<string, unknown>;
   readonly notes: string[];
   readonly scenarios: ScenarioReport[];
@@ -28,14 +32,34 @@ export interface BenchReport {
   readonly targets: Record<string, { target: string; measured: string; met: boolean }>;
 }
 
-export function machine(): BenchReport['machine'] {
+export function machine(calibrationMs?: number): BenchReport['machine'] {
   return {
     cpu: cpus()[0]?.model ?? 'unknown',
     cores: cpus().length,
     totalMemoryMb: mb(totalmem()),
     os: `${osType()} ${release()}`,
     node: process.version,
+    ...(calibrationMs === undefined ? {} : { calibrationMs }),
   };
+}
+
+/**
+ * How fast this machine is right now: milliseconds for a fixed piece of work (hashing
+ * and JSON, on one core), the best of three. A shared virtual machine runs faster and
+ * slower by a third from one hour to the next; runs whose calibration differs are not
+ * comparable figure for figure.
+ */
+export function calibrate(): number {
+  const data = Buffer.alloc(16 * 1024 * 1024, 7);
+  const json = JSON.stringify(Array.from({ length: 20_000 }, (_, i) => ({ id: `m${i}`, status: 'applied', n: i })));
+  let best = Infinity;
+  for (let round = 0; round < 3; round += 1) {
+    const started = performance.now();
+    createHash('sha256').update(data).digest('hex');
+    for (let i = 0; i < 10; i += 1) JSON.stringify(JSON.parse(json));
+    best = Math.min(best, performance.now() - started);
+  }
+  return Math.round(best);
 }
 
 export const NOTES = [
@@ -52,7 +76,7 @@ export function formatReport(report: BenchReport): string {
   const lines: string[] = [];
   const m = report.machine;
   lines.push('', '=== depot-gateway end-to-end benchmark ===', `started ${report.startedAt}`);
-  lines.push(`machine: ${m.cpu}, ${m.cores} cores, ${m.totalMemoryMb} MB RAM, ${m.os}, node ${m.node}`);
+  lines.push(`machine: ${m.cpu}, ${m.cores} cores, ${m.totalMemoryMb} MB RAM, ${m.os}, node ${m.node}${m.calibrationMs === undefined ? '' : `; calibration ${m.calibrationMs} ms (a fixed piece of work; lower is faster)`}`);
   lines.push('settings:');
   for (const [key, value] of Object.entries(report.settings)) lines.push(`  ${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
   lines.push('notes:');
@@ -73,6 +97,11 @@ export function formatReport(report: BenchReport): string {
       lines.push(`    apply (incl. queue and key order):   ${ms(s.stages.apply)}`);
       lines.push(`    deliver (until delivery recorded):   ${ms(s.stages.deliver)}`);
       lines.push(`    delivery recorded → client saw file: ${ms(s.stages.notice)}  (negative: the file was seen before the row was written)`);
+    }
+    if (s.cpu) {
+      const perDoc = perDocument(s.cpu, f.sent);
+      const parts = Object.entries(perDoc).filter(([party]) => party !== 'total').map(([party, value]) => `${party} ${value}`).join(', ');
+      lines.push(`  CPU a document:    ${perDoc.total} ms in all (${parts}); machine ${s.cpu.machineBusyPercent} % busy over ${round(s.cpu.seconds)} s`);
     }
     lines.push(`  sampled responses: ${s.sample.accepted} of ${s.sample.sampled} Accepted`);
     lines.push(`  PostgreSQL:        ${s.applied} messages applied of ${f.sent} sent ${s.applied === f.sent ? '(match)' : '(MISMATCH)'}; by status ${JSON.stringify(s.messages)}`);

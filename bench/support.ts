@@ -36,6 +36,16 @@ export interface BenchDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * Asks the PostgreSQL server for a checkpoint before a scenario (needs a superuser, as
+ * the tests' admin URL is). Without one, a scenario that happens to cross the server's
+ * next checkpoint writes the pages it touches again in full to the WAL and costs
+ * PostgreSQL more than one that does not; with one, runs start alike. Gives whether it could.
+ */
+export async function checkpoint(databaseUrl: string): Promise<boolean> {
+  return withClient(databaseUrl, (client) => client.query('CHECKPOINT')).then(() => true, () => false);
+}
+
 /** Runs one query on the bench database with a short-lived connection. */
 export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -56,6 +66,8 @@ export function runMigrate(configFile: string): void {
 export interface GatewayProcess {
   readonly child: ChildProcess;
   readonly pid: number;
+  /** Every process of the gateway (one, or three with BENCH_GATEWAY_SPLIT). */
+  readonly pids: readonly number[];
   output(): string;
   stop(): Promise<number | string>;
 }
@@ -94,6 +106,7 @@ export async function startGateway(configFile: string, port: number, timeoutMs =
   const gateway: GatewayProcess = {
     child,
     pid: child.pid ?? -1,
+    pids: [child, ...companions].flatMap((process) => (process.pid === undefined ? [] : [process.pid])),
     output: () => output,
     async stop() {
       await Promise.all(companions.map(async (companion) => {

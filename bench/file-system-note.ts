@@ -1,0 +1,62 @@
+/**
+ * A warning the folder benchmarks print when their figures may read low for a reason
+ * outside the gateway. On ext4 without a journal, the kernel will not reuse an inode
+ * freed in the last minute (six minutes while its inode table is not yet written back):
+ * creating a file then scans past every recently freed one. A benchmark run deletes
+ * tens of thousands of files when it cleans up, so the next run started within minutes
+ * creates its files several times slower — the bench client's drops and the gateway's
+ * outbox writes alike. (A journaled file system has no such wait.)
+ */
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+
+/** How long after many deletions the kernel may still pass over the freed inodes. */
+const RECENT_MS = 6 * 60_000;
+
+/** The file system a path is on: its mount's type and device, from /proc (Linux). */
+function mountOf(path: string): { type: string; source: string } | undefined {
+  let best: { point: string; type: string; source: string } | undefined;
+  try {
+    for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
+      const [left, right] = line.split(' - ');
+      const point = left?.split(' ')[4];
+      const [type, source] = right?.split(' ') ?? [];
+      if (!point || !type || !source) continue;
+      const within = path === point || path.startsWith(point.endsWith('/') ? point : `${point}/`);
+      if (within && (!best || point.length > best.point.length)) best = { point, type, source };
+    }
+  } catch {
+    return undefined;
+  }
+  return best;
+}
+
+/** True when `path` is on ext4 without a journal (no jbd2 entry for its device). */
+function onExt4WithoutJournal(path: string): boolean {
+  const mount = mountOf(path);
+  if (mount?.type !== 'ext4') return false;
+  const device = basename(mount.source);
+  const journals = existsSync('/proc/fs/jbd2') ? readdirSync('/proc/fs/jbd2') : [];
+  return !journals.some((name) => name.startsWith(`${device}-`));
+}
+
+/** A note to print before the run, or undefined; `marker` records when the last run cleaned up. */
+export function fileSystemNote(dataRoot: string, marker: string): string | undefined {
+  if (!onExt4WithoutJournal(dataRoot)) return undefined;
+  const cleanedAt = existsSync(marker) ? statSync(marker).mtimeMs : 0;
+  const ago = Date.now() - cleanedAt;
+  if (ago >= RECENT_MS) return undefined;
+  return `${dataRoot} is on ext4 without a journal, where creating files is several times slower for up to six minutes after many were deleted; the last benchmark cleaned up ${Math.round(ago / 1000)} s ago, so these figures may read low (wait, or set TMPDIR to another file system)`;
+}
+
+/** Records that a run just deleted its files from `dataRoot` (only where that matters). */
+export function markCleanUp(marker: string, dataRoot: string): void {
+  if (!onExt4WithoutJournal(dataRoot)) return;
+  try {
+    writeFileSync(marker, new Date().toISOString());
+  } catch {
+    // Only a note depends on it.
+  }
+}
+
+export const cleanUpMarker = (resultsFolder: string) => join(resultsFolder, '.last-clean-up');
