@@ -378,6 +378,29 @@ describe('FolderOutbox', () => {
     for (const [i, name] of names.entries()) assert.equal(await readFile(join(cp.folder, 'outbox', name), 'utf8'), `<r n="${i}"/>`);
   });
 
+  test('a batch lands whole, each file in its own outbox; a document that cannot be delivered fails alone', async (t) => {
+    const first = await makeCounterparty(t, 'employer-e');
+    const second = await makeCounterparty(t, 'employer-f');
+    const outbox = new FolderOutbox([first, second]);
+    const outcomes = await outbox.deliverMany([
+      outgoing('employer-e', '<a/>', 'a.01TEST0001.ChangeFeeResponse.xml'),
+      outgoing('employer-f', '<b/>', 'b.01TEST0002.ChangeFeeResponse.xml'),
+      outgoing('employer-e', '<evil/>', '../inbox/evil.xml'),
+      outgoing('employer-e', '<c/>', 'c.01TEST0003.ChangeFeeResponse.xml'),
+    ]);
+    assert.deepEqual(outcomes.map((outcome) => ('target' in outcome ? relative(tmpdir(), outcome.target) : 'failed')), [
+      relative(tmpdir(), join(first.folder, 'outbox', 'a.01TEST0001.ChangeFeeResponse.xml')),
+      relative(tmpdir(), join(second.folder, 'outbox', 'b.01TEST0002.ChangeFeeResponse.xml')),
+      'failed',
+      relative(tmpdir(), join(first.folder, 'outbox', 'c.01TEST0003.ChangeFeeResponse.xml')),
+    ]);
+    const failure = outcomes[2];
+    assert.ok(failure && 'error' in failure && isGatewayError(failure.error) && failure.error.code === 'DELIVERY_FAILED');
+    assert.deepEqual(await listFiles(first.folder), [join('outbox', 'a.01TEST0001.ChangeFeeResponse.xml'), join('outbox', 'c.01TEST0003.ChangeFeeResponse.xml')]);
+    assert.deepEqual(await listFiles(second.folder), [join('outbox', 'b.01TEST0002.ChangeFeeResponse.xml')]);
+    assert.equal(await readFile(join(first.folder, 'outbox', 'c.01TEST0003.ChangeFeeResponse.xml'), 'utf8'), '<c/>');
+  });
+
   test('an unknown counterparty or a path-like file name is DELIVERY_FAILED and writes nothing', async (t) => {
     const cp = await makeCounterparty(t, 'employer-c');
     const outbox = new FolderOutbox([cp]);

@@ -1,26 +1,29 @@
 import { watch, type FSWatcher, type Stats } from 'node:fs';
-import { mkdir, readFile, readdir, rename, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { ArrivalSequencer } from './arrival-sequencer.ts';
-import { IntakeBatcher } from './intake-batcher.ts';
-import type { Envelope, IntakePort, IntakeReceipt } from './envelope.ts';
+import { mkdirSync, readFileSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
+import type { Envelope, IntakeOutcome, IntakePort } from './envelope.ts';
+import { WaitingFiles, type Look } from './inbox-turn.ts';
 import { counterpartySubfolder, ensureCounterpartyFolders, isTemporaryName, type FolderCounterparty } from './folder.layout.ts';
 
 /**
  * Takes the files counterparties drop into their `inbox/` folder (through an SFTP
- * server such as OpenSSH or SFTPGo writing to local disk) and hands each to intake.
+ * server such as OpenSSH or SFTPGo writing to local disk) and hands them to intake.
  *
  * Invariants:
  * - Nothing leaves the inbox before intake has durably recorded it: the file is moved
- *   to archive/ (or to its set-aside place in rejected/) only after `receive` resolved.
+ *   to archive/ (or to its set-aside place in rejected/) only after intake answered.
  *   If intake fails, the file stays and the periodic rescan offers it again.
  * - Temporary names (see `isTemporaryName`) are never taken, and a file is taken only
  *   once its size and mtime have been unchanged for `stableMs`.
- * - The same path is never with intake twice at once; at most `maxInFlight` files are
- *   being taken, and each counterparty's files reach intake in arrival order, oldest
- *   (mtime, then name) first, in turns of all the files that may go (see
- *   ArrivalSequencer); the files of a turn are recorded together (IntakeBatcher).
+ * - The same file is never with intake twice at once; at most `maxInFlight` files are
+ *   with intake, shared among the counterparties that have files waiting.
+ * - Each counterparty's files reach intake in arrival order, oldest (mtime, then name)
+ *   first, in turns: a turn is every complete file older than every file of that
+ *   counterparty still being written, handed to intake together (one transaction), and
+ *   the next turn begins when it is done. Intake numbers documents in the order it
+ *   records them, and documents for the same agreement are applied in that order, so an
+ *   employer that drops a purchase and then a billing stop for the new insurance gets
+ *   them applied in that order.
  * - A file larger than `maxDocumentBytes` is never read into memory.
  *
  * How files are noticed: each inbox is watched with the operating system's own change
@@ -29,6 +32,12 @@ import { counterpartySubfolder, ensureCounterpartyFolders, isTemporaryName, type
  * whose intake failed and any notification the system dropped or cannot give (a
  * network file system). A file is only ever looked at by name: the folder is never
  * listed per change, so a full inbox costs no more per file than an empty one.
+ *
+ * How files are looked at: the names reported in one turn of the event loop are looked
+ * at (stat) together, and each file again when it could first be stable — every
+ * `pollIntervalMs` while it is still changing — so a complete file costs two looks. The
+ * looks, reads and moves are synchronous calls made in batches: for the small files of
+ * a local inbox they cost far less than a thread-pool round trip each.
  */
 
 export interface FolderChannelLog {
@@ -56,305 +65,331 @@ export interface FolderChannelOptions {
   readonly log?: FolderChannelLog;
 }
 
-interface InboxFile {
-  readonly path: string;
+interface Inbox {
   readonly counterparty: FolderCounterparty;
-  /** When the file was offered (0 when it was already gone); orders the queue with the name. */
-  mtimeMs?: number;
-  /** The look taken when it was offered: the first observation of its stability wait. */
-  offered?: { readonly stats: Stats; readonly at: number };
+  /** The inbox folder, and the archive folder its taken files go to (under a folder a day). */
+  readonly path: string;
+  readonly archive: string;
+  /** Names reported (by a notification or a listing) and not looked at since. */
+  readonly noticed: Set<string>;
+  /** Files reported and not taken yet. */
+  readonly waiting: WaitingFiles;
+  /** Names of the files of the current turn (with intake, or being moved). */
+  readonly taking: Set<string>;
+  /** Names just moved out of the inbox: the notification of that move is not a new file. */
+  readonly moved: Set<string>;
+  watcher?: FSWatcher;
 }
+
+/**
+ * Files come due for their next look on this grid (milliseconds): files that could be
+ * stable within a few milliseconds of each other are looked at, and go to intake,
+ * together — a steady stream makes turns of some files each, not of one or two.
+ */
+const LOOK_EVERY_MS = 25;
+const onGrid = (time: number) => Math.ceil(time / LOOK_EVERY_MS) * LOOK_EVERY_MS;
 
 const silentLog: FolderChannelLog = { info() {}, warn() {}, error() {} };
 
 export class FolderInboxWatcher {
   readonly #options: Required<FolderChannelOptions>;
-  /** Files waiting for a slot, oldest (mtime, then name) first. */
-  readonly #queue: InboxFile[] = [];
-  /** Paths queued or with intake: never offered twice at once. */
-  readonly #pending = new Set<string>();
-  readonly #running = new Set<Promise<void>>();
-  /** Offered files whose age is still being read; the queue is not pumped meanwhile, so it sees them all. */
-  #offering = 0;
-  /** True until the first scan of every inbox is complete: files found at start are ordered together. */
-  #scanning = true;
-  /** Per counterparty id: the order its files are handed to intake. */
-  readonly #sequencers = new Map<string, ArrivalSequencer>();
-  /** Files whose turn comes together reach intake together, in their order. */
-  readonly #batcher: IntakeBatcher;
-  #idleWaiters: Array<() => void> = [];
-  /** Per counterparty id, the watch on its inbox (absent after the watch failed, until a rescan renews it). */
-  readonly #watchers = new Map<string, FSWatcher>();
+  readonly #inboxes: Inbox[];
+  /** Files with intake now, in every inbox. */
+  #inFlight = 0;
+  readonly #turns = new Set<Promise<void>>();
+  #lookScheduled = false;
+  #lookTimer: NodeJS.Timeout | undefined;
+  #lookTimerAt = Infinity;
   #rescanTimer: NodeJS.Timeout | undefined;
+  #idleWaiters: Array<() => void> = [];
   #state: 'new' | 'started' | 'stopped' = 'new';
 
   constructor(options: FolderChannelOptions) {
     this.#options = Object.freeze({
       ...options,
       counterparties: Object.freeze(options.counterparties.map((c) => Object.freeze({ ...c }))),
-      maxInFlight: options.maxInFlight ?? 64,
+      maxInFlight: options.maxInFlight ?? 256,
       rescanEveryMs: options.rescanEveryMs ?? 5000,
       clock: options.clock ?? (() => new Date()),
       log: options.log ?? silentLog,
     });
     if (!(this.#options.maxInFlight >= 1)) throw new RangeError('maxInFlight must be at least 1');
-    this.#batcher = new IntakeBatcher(this.#options.intake);
     if (!(this.#options.rescanEveryMs > 0)) throw new RangeError('rescanEveryMs must be positive');
+    this.#inboxes = this.#options.counterparties.map((counterparty) => ({
+      counterparty, path: counterpartySubfolder(counterparty.folder, 'inbox'), archive: counterpartySubfolder(counterparty.folder, 'archive'), noticed: new Set(), waiting: new WaitingFiles(), taking: new Set(), moved: new Set(),
+    }));
   }
 
   /** Creates missing folders, takes the files already waiting and watches for new ones. */
   async start(): Promise<void> {
     if (this.#state !== 'new') throw new Error(`FolderInboxWatcher cannot start: it is ${this.#state}`);
     this.#state = 'started';
-    for (const counterparty of this.#options.counterparties) {
-      await ensureCounterpartyFolders(counterparty.folder);
-      // Watching before listing: a file arriving in between is offered twice, never missed.
-      this.#watch(counterparty);
+    for (const inbox of this.#inboxes) {
+      await ensureCounterpartyFolders(inbox.counterparty.folder);
+      // Watching before listing: a file arriving in between is reported twice, never missed.
+      this.#watch(inbox);
     }
-    await this.#rescan();
-    // Every file found at start is queued (in age order) before any is taken.
-    await this.#offersSettled();
-    this.#scanning = false;
-    this.#pump();
+    // Every file found at start is looked at before any is taken, so they go in age order.
+    this.#rescan();
+    this.#look();
     this.#scheduleRescan();
   }
 
-  /** Offers every file the system reports as created, renamed into or changed in the inbox. */
-  #watch(counterparty: FolderCounterparty): void {
-    const inbox = counterpartySubfolder(counterparty.folder, 'inbox');
-    let watcher: FSWatcher;
-    try {
-      watcher = watch(inbox, { persistent: false }, (_event, name) => {
-        if (typeof name === 'string' && name !== '' && !isTemporaryName(name)) this.#offer({ path: join(inbox, name), counterparty });
-      });
-    } catch (error) {
-      this.#options.log.error({ err: error, counterpartyId: counterparty.id, inbox }, 'cannot watch the inbox; it is listed at every rescan until it can');
-      return;
-    }
-    watcher.on('error', (error) => {
-      this.#options.log.error({ err: error, counterpartyId: counterparty.id, inbox }, 'inbox watch failed; it is listed at every rescan until it can be watched again');
-      watcher.close();
-      if (this.#watchers.get(counterparty.id) === watcher) this.#watchers.delete(counterparty.id);
-    });
-    this.#watchers.set(counterparty.id, watcher);
-  }
-
-  /** Stops watching and waits for the files already with intake; queued files stay in the inbox. */
+  /** Stops watching and waits for the files already with intake; the others stay in the inbox. */
   async stop(): Promise<void> {
     this.#state = 'stopped';
     clearTimeout(this.#rescanTimer);
-    for (const file of this.#queue.splice(0)) this.#pending.delete(file.path);
-    for (const watcher of this.#watchers.values()) watcher.close();
-    this.#watchers.clear();
-    await Promise.all([...this.#running]);
+    clearTimeout(this.#lookTimer);
+    for (const inbox of this.#inboxes) {
+      inbox.watcher?.close();
+      inbox.watcher = undefined;
+      inbox.noticed.clear();
+      inbox.waiting.clear();
+    }
+    await Promise.all([...this.#turns]);
     this.#notifyIfIdle();
   }
 
-  /** Resolves when every file seen so far has been handed over and moved (queue and in-flight empty). */
+  /** Resolves when every file seen so far has been handed over and moved (or found gone). */
   idle(): Promise<void> {
-    if (this.#queue.length === 0 && this.#running.size === 0 && this.#offering === 0) return Promise.resolve();
+    if (this.#isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  #offer(file: InboxFile): void {
-    if (this.#state !== 'started' || this.#pending.has(file.path)) return;
-    this.#pending.add(file.path);
-    // Queued by age, so the files being taken are always the oldest known: the arrival
-    // order the sequencer keeps among them then holds for the whole inbox. Files reported
-    // together (a drop, the scan at start) are all queued before any of them starts.
-    this.#offering += 1;
-    void statIfPresent(file.path)
-      .catch(() => undefined)
-      .then((stats) => {
-        this.#offering -= 1;
-        file.mtimeMs = stats?.mtimeMs ?? 0;
-        if (stats) file.offered = { stats, at: Date.now() };
-        // Gone (taken, or removed by its sender: the system reports removals too) or a folder.
-        if (this.#state !== 'started' || !stats?.isFile()) {
-          this.#pending.delete(file.path);
-          this.#notifyIfIdle();
-          return;
-        }
-        this.#queue.splice(insertionIndex(this.#queue, file), 0, file);
-        if (!this.#scanning && (this.#offering === 0 || this.#queue.length >= this.#options.maxInFlight)) this.#pump();
-      });
-  }
-
-  #pump(): void {
-    while (this.#running.size < this.#options.maxInFlight && this.#queue.length > 0) {
-      const file = this.#queue.shift()!;
-      const task: Promise<void> = this.#take(file)
-        .catch((error: unknown) => this.#options.log.error({ err: error, path: file.path }, 'taking inbox file failed; left in the inbox'))
-        .finally(() => {
-          this.#running.delete(task);
-          this.#pending.delete(file.path);
-          this.#pump();
-        });
-      this.#running.add(task);
-    }
-    this.#notifyIfIdle();
-  }
-
-  /** Resolves once every offered file has been queued. */
-  async #offersSettled(): Promise<void> {
-    while (this.#offering > 0) await sleep(1);
-  }
-
-  #notifyIfIdle(): void {
-    if (this.#queue.length > 0 || this.#running.size > 0 || this.#offering > 0) return;
-    const waiters = this.#idleWaiters;
-    this.#idleWaiters = [];
-    for (const resolve of waiters) resolve();
-  }
-
-  /** Hands one file to intake in its arrival turn and, once intake has recorded it, moves it out of the inbox. */
-  async #take({ path, counterparty, offered }: InboxFile): Promise<void> {
-    const sequencer = this.#sequencerOf(counterparty.id);
-    sequencer.register(path);
-    let receipt: IntakeReceipt;
-    let envelope: Envelope;
+  /** Notes every file the system reports as created, renamed into or changed in the inbox. */
+  #watch(inbox: Inbox): void {
+    const { counterparty } = inbox;
+    let watcher: FSWatcher;
     try {
-      const stats = await this.#waitUntilStable(path, (mtimeMs) => sequencer.observe(path, mtimeMs), offered);
-      if (stats === undefined) return; // gone (already taken, or removed by its sender) or not a file
-      const name = basename(path);
-      const content = await this.#readContent(path, stats, counterparty, name);
-      await sequencer.turn(path, stats.mtimeMs, name);
-      envelope = { channel: 'folder', counterpartyId: counterparty.id, externalId: name, receivedAt: this.#options.clock(), content, metadata: { fileName: name } };
-      receipt = await this.#batcher.receive(envelope);
+      watcher = watch(inbox.path, { persistent: false }, (_event, name) => {
+        if (typeof name === 'string' && name !== '') this.#notice(inbox, name);
+      });
     } catch (error) {
-      this.#options.log.warn({ err: error, counterpartyId: counterparty.id, path }, 'intake failed; file left in the inbox for the next rescan');
+      this.#options.log.error({ err: error, counterpartyId: counterparty.id, inbox: inbox.path }, 'cannot watch the inbox; it is listed at every rescan until it can');
       return;
-    } finally {
-      sequencer.done(path);
     }
-    await this.#moveTaken(path, counterparty, envelope, receipt);
+    watcher.on('error', (error) => {
+      this.#options.log.error({ err: error, counterpartyId: counterparty.id, inbox: inbox.path }, 'inbox watch failed; it is listed at every rescan until it can be watched again');
+      watcher.close();
+      if (inbox.watcher === watcher) inbox.watcher = undefined;
+    });
+    inbox.watcher = watcher;
   }
 
-  #sequencerOf(counterpartyId: string): ArrivalSequencer {
-    let sequencer = this.#sequencers.get(counterpartyId);
-    if (!sequencer) this.#sequencers.set(counterpartyId, (sequencer = new ArrivalSequencer()));
-    return sequencer;
-  }
-
-  async #moveTaken(path: string, counterparty: FolderCounterparty, envelope: Envelope, receipt: IntakeReceipt): Promise<void> {
-    const { receivedAt, externalId: name, content } = envelope;
-    const target =
-      receipt.errorCode === 'DOCUMENT_TOO_LARGE'
-        ? 'setAsidePath' in content
-          ? content.setAsidePath
-          : await this.#setAsidePath(counterparty, name, receivedAt)
-        : join(counterpartySubfolder(counterparty.folder, 'archive'), receivedAt.toISOString().slice(0, 10), `${receipt.messageId}-${name}`);
-    // A failed move is left to the rescan: intake then answers "duplicate" and the file moves.
-    await renameInto(path, target);
-    this.#options.log.info({ counterpartyId: counterparty.id, messageId: receipt.messageId, status: receipt.status, target }, 'inbox file taken');
+  #notice(inbox: Inbox, name: string): void {
+    if (this.#state !== 'started' || isTemporaryName(name) || inbox.taking.has(name) || inbox.moved.delete(name)) return;
+    // A file changed after its last look is looked at again now, even one found complete.
+    if (!inbox.waiting.changed(name)) inbox.noticed.add(name);
+    if (this.#lookScheduled) return;
+    this.#lookScheduled = true;
+    // The names reported in this turn of the event loop are looked at together.
+    setImmediate(() => this.#look());
   }
 
   /**
-   * A file is taken only when its writer is done, whether it was noticed by a change
-   * notification, at start or by the rescan. Stable means the mtime is `stableMs` old,
-   * or size and mtime were seen unchanged for `stableMs` (which also copes with an mtime
-   * set in the future). The look taken when the file was offered counts as the first
-   * observation, and the file is looked at again when it could first be stable — every
-   * `pollIntervalMs` while it is still changing — so a complete file costs two looks,
-   * not one per poll interval.
+   * Looks at the files just reported and at those due for another look, then starts
+   * the turns that may go, and sets the timer for the next file due.
    */
-  async #waitUntilStable(path: string, seen: (mtimeMs: number) => void, offered?: InboxFile['offered']): Promise<Stats | undefined> {
+  #look(): void {
+    this.#lookScheduled = false;
+    if (this.#state !== 'started') return;
     const { stableMs, pollIntervalMs } = this.#options;
-    let previous: Stats | undefined = offered?.stats;
-    let unchangedSince = offered?.at ?? Date.now();
-    for (;;) {
-      const stats = await statIfPresent(path);
-      if (stats === undefined || !stats.isFile()) return undefined;
-      seen(stats.mtimeMs);
-      const now = Date.now();
-      const changed = previous !== undefined && (stats.size !== previous.size || stats.mtimeMs !== previous.mtimeMs);
-      if (changed) unchangedSince = now;
-      const quietMs = Math.max(now - stats.mtimeMs, now - unchangedSince);
-      if (quietMs >= stableMs) return stats;
-      if (this.#state === 'stopped') return undefined;
-      previous = stats;
-      await sleep(changed ? Math.min(pollIntervalMs, stableMs - quietMs) : stableMs - quietMs);
+    const now = Date.now();
+    let nextDue = Infinity;
+    for (const inbox of this.#inboxes) {
+      for (const name of inbox.noticed) inbox.waiting.add(name, now);
+      inbox.noticed.clear();
+      for (const look of inbox.waiting.dueBy(now)) {
+        const stats = statOf(pathIn(inbox.path, look.name), inbox, this.#options.log);
+        // Gone (taken, or removed by its sender), not a file, or not readable (the rescan tries again).
+        if (stats === undefined || !stats.isFile()) {
+          inbox.waiting.remove(look);
+          continue;
+        }
+        const changed = look.size >= 0 && (stats.size !== look.size || stats.mtimeMs !== look.mtimeMs);
+        if (changed) look.unchangedSince = now;
+        look.size = stats.size;
+        look.mtimeMs = stats.mtimeMs;
+        // Stable: the mtime is stableMs old, or size and mtime were seen unchanged that long
+        // (which also copes with an mtime in the future).
+        const quietMs = Math.max(now - stats.mtimeMs, now - look.unchangedSince);
+        look.dueAt = quietMs >= stableMs ? 0 : onGrid(now + (changed ? Math.min(pollIntervalMs, stableMs - quietMs) : stableMs - quietMs));
+        inbox.waiting.looked(look);
+      }
+      nextDue = Math.min(nextDue, inbox.waiting.nextDue());
+    }
+    this.#startTurns();
+    this.#lookAgainAt(nextDue);
+    this.#notifyIfIdle();
+  }
+
+  #lookAgainAt(at: number): void {
+    if (at === Infinity || at >= this.#lookTimerAt) return;
+    clearTimeout(this.#lookTimer);
+    this.#lookTimerAt = at;
+    this.#lookTimer = setTimeout(() => {
+      this.#lookTimerAt = Infinity;
+      this.#look();
+    }, Math.max(0, at - Date.now()));
+  }
+
+  /** Starts a turn for every counterparty without one whose oldest files may go, sharing the free places. */
+  #startTurns(): void {
+    const ready = this.#inboxes.filter((inbox) => inbox.taking.size === 0 && inbox.waiting.size > 0);
+    for (const [index, inbox] of ready.entries()) {
+      const free = this.#options.maxInFlight - this.#inFlight;
+      if (free <= 0) return;
+      const share = Math.max(1, Math.floor(free / (ready.length - index)));
+      const turn = inbox.waiting.takeTurn(share);
+      if (turn.length === 0) continue;
+      for (const look of turn) inbox.taking.add(look.name);
+      this.#inFlight += turn.length;
+      const running: Promise<void> = this.#take(inbox, turn)
+        .catch((error: unknown) => this.#options.log.error({ err: error, counterpartyId: inbox.counterparty.id }, 'taking inbox files failed; left in the inbox'))
+        .finally(() => {
+          this.#turns.delete(running);
+          this.#inFlight -= turn.length;
+          inbox.taking.clear();
+          this.#startTurns();
+          this.#notifyIfIdle();
+        });
+      this.#turns.add(running);
     }
   }
 
-  async #readContent(path: string, stats: Stats, counterparty: FolderCounterparty, name: string): Promise<Envelope['content']> {
+  /** One turn: the files read, handed to intake together, and each moved out of the inbox once recorded. */
+  async #take(inbox: Inbox, turn: readonly Look[]): Promise<void> {
+    const { counterparty } = inbox;
+    const envelopes: Envelope[] = [];
+    for (const look of turn) {
+      const content = this.#readContent(inbox, look);
+      if (content === undefined) continue; // gone since it was looked at
+      const name = look.name;
+      envelopes.push({ channel: 'folder', counterpartyId: counterparty.id, externalId: name, receivedAt: this.#options.clock(), content, metadata: { fileName: name } });
+    }
+    if (envelopes.length === 0) return;
+    const outcomes = await receiveAll(this.#options.intake, envelopes);
+    for (const [index, envelope] of envelopes.entries()) {
+      const outcome = outcomes[index];
+      const path = pathIn(inbox.path, envelope.externalId);
+      if (!outcome || 'error' in outcome) {
+        this.#options.log.warn({ err: outcome?.error, counterpartyId: counterparty.id, path }, 'intake failed; file left in the inbox for the next rescan');
+        continue;
+      }
+      const { receipt } = outcome;
+      const target =
+        receipt.errorCode === 'DOCUMENT_TOO_LARGE'
+          ? 'setAsidePath' in envelope.content
+            ? envelope.content.setAsidePath
+            : setAsidePath(counterparty, envelope.externalId, envelope.receivedAt)
+          : pathIn(pathIn(inbox.archive, envelope.receivedAt.toISOString().slice(0, 10)), `${receipt.messageId}-${envelope.externalId}`);
+      try {
+        renameInto(path, target);
+        inbox.moved.add(envelope.externalId);
+      } catch (error) {
+        // Left to the rescan: intake then answers "duplicate" and the file moves.
+        this.#options.log.warn({ err: error, counterpartyId: counterparty.id, path, target }, 'recorded inbox file not moved; the rescan retries');
+        continue;
+      }
+      this.#options.log.info({ counterpartyId: counterparty.id, messageId: receipt.messageId, status: receipt.status, target }, 'inbox file taken');
+    }
+  }
+
+  /** The file's bytes, or for one over the size limit where it goes instead; undefined when it is gone. */
+  #readContent(inbox: Inbox, look: Look): Envelope['content'] | undefined {
     const { maxDocumentBytes, clock } = this.#options;
-    if (stats.size <= maxDocumentBytes) {
-      const bytes = await readFile(path);
+    const path = pathIn(inbox.path, look.name);
+    if (look.size <= maxDocumentBytes) {
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw error;
+      }
       if (bytes.byteLength <= maxDocumentBytes) return { bytes };
-      // It grew between stat and read: treat it as the large file it now is.
+      // It grew between the look and the read: treat it as the large file it now is.
     }
-    return { path, setAsidePath: await this.#setAsidePath(counterparty, name, clock()) };
-  }
-
-  /** rejected/<name>, unless a set-aside file already has that name: intake was promised we keep it. */
-  async #setAsidePath(counterparty: FolderCounterparty, name: string, at: Date): Promise<string> {
-    const rejected = counterpartySubfolder(counterparty.folder, 'rejected');
-    const plain = join(rejected, name);
-    if ((await statIfPresent(plain)) === undefined) return plain;
-    return join(rejected, `${at.toISOString().replace(/[:.]/g, '-')}-${name}`);
+    return { path, setAsidePath: setAsidePath(inbox.counterparty, look.name, clock()) };
   }
 
   #scheduleRescan(): void {
     if (this.#state !== 'started') return;
-    this.#rescanTimer = setTimeout(() => void this.#rescan().finally(() => this.#scheduleRescan()), this.#options.rescanEveryMs);
+    this.#rescanTimer = setTimeout(() => {
+      this.#rescan();
+      this.#look();
+      this.#scheduleRescan();
+    }, this.#options.rescanEveryMs);
   }
 
-  /** Offers every settled, non-temporary inbox file not already pending: covers failed intakes and missed events. */
-  async #rescan(): Promise<void> {
-    const { stableMs, log } = this.#options;
-    for (const counterparty of this.#options.counterparties) {
-      const inbox = counterpartySubfolder(counterparty.folder, 'inbox');
-      if (this.#state === 'started' && !this.#watchers.has(counterparty.id)) this.#watch(counterparty);
+  /** Notes every non-temporary inbox file not already known: covers failed intakes and missed notifications. */
+  #rescan(): void {
+    for (const inbox of this.#inboxes) {
+      // A move whose notification never came must not hide a later file of that name for long.
+      inbox.moved.clear();
+      if (this.#state === 'started' && inbox.watcher === undefined) this.#watch(inbox);
+      let names: string[];
       try {
-        for (const name of (await readdir(inbox)).sort()) {
-          const path = join(inbox, name);
-          if (isTemporaryName(name) || this.#pending.has(path)) continue;
-          if (this.#scanning) {
-            // At start every file is offered; #take waits for those still being written.
-            this.#offer({ path, counterparty });
-            continue;
-          }
-          const stats = await statIfPresent(path);
-          if (stats?.isFile() && Date.now() - stats.mtimeMs >= stableMs) this.#offer({ path, counterparty });
-        }
+        names = readdirSync(inbox.path);
       } catch (error) {
-        log.warn({ err: error, counterpartyId: counterparty.id, inbox }, 'inbox rescan failed');
+        this.#options.log.warn({ err: error, counterpartyId: inbox.counterparty.id, inbox: inbox.path }, 'inbox rescan failed');
+        continue;
+      }
+      for (const name of names) {
+        if (!isTemporaryName(name) && !inbox.taking.has(name) && !inbox.waiting.has(name)) inbox.noticed.add(name);
       }
     }
   }
+
+  #isIdle(): boolean {
+    return this.#turns.size === 0 && this.#inboxes.every((inbox) => inbox.noticed.size === 0 && inbox.waiting.size === 0);
+  }
+
+  #notifyIfIdle(): void {
+    if (!this.#isIdle()) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
 }
 
-/** Where `file` goes in a queue kept in (mtime, path) order: after every file not younger. */
-function insertionIndex(queue: readonly InboxFile[], file: InboxFile): number {
-  const younger = (other: InboxFile) =>
-    (other.mtimeMs ?? 0) > (file.mtimeMs ?? 0) || ((other.mtimeMs ?? 0) === (file.mtimeMs ?? 0) && other.path > file.path);
-  let low = 0;
-  let high = queue.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (younger(queue[middle] as InboxFile)) high = middle;
-    else low = middle + 1;
+/** A file's path in a folder: names here come from the folder's listing or its notifications, never with a separator. */
+function pathIn(folder: string, name: string): string {
+  return `${folder}${sep}${name}`;
+}
+
+function statOf(path: string, inbox: Inbox, log: FolderChannelLog): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    log.warn({ err: error, counterpartyId: inbox.counterparty.id, path }, 'cannot look at an inbox file; the rescan tries again');
+    return undefined;
   }
-  return low;
+}
+
+/** rejected/<name>, unless a set-aside file already has that name: intake was promised we keep it. */
+function setAsidePath(counterparty: FolderCounterparty, name: string, at: Date): string {
+  const rejected = counterpartySubfolder(counterparty.folder, 'rejected');
+  const plain = join(rejected, name);
+  if (statSync(plain, { throwIfNoEntry: false }) === undefined) return plain;
+  return join(rejected, `${at.toISOString().replace(/[:.]/g, '-')}-${name}`);
 }
 
 /** Renames, creating the target's folder when it is missing (the day's archive folder, once a day). */
-async function renameInto(path: string, target: string): Promise<void> {
+function renameInto(path: string, target: string): void {
   try {
-    await rename(path, target);
+    renameSync(path, target);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    await mkdir(dirname(target), { recursive: true });
-    await rename(path, target);
+    mkdirSync(dirname(target), { recursive: true });
+    renameSync(path, target);
   }
 }
 
-async function statIfPresent(path: string): Promise<Stats | undefined> {
-  try {
-    return await stat(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+/** The envelopes through `receiveMany` when the port has it, else one `receive` after the other, in order. */
+async function receiveAll(intake: IntakePort, envelopes: readonly Envelope[]): Promise<IntakeOutcome[]> {
+  if (envelopes.length > 1 && intake.receiveMany) return intake.receiveMany(envelopes);
+  const outcomes: IntakeOutcome[] = [];
+  for (const envelope of envelopes) outcomes.push(await intake.receive(envelope).then((receipt) => ({ receipt }), (error: unknown) => ({ error })));
+  return outcomes;
 }
