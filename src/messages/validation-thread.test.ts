@@ -29,6 +29,28 @@ test('validation runs on a thread of its own, and gives each document its verdic
   assert.ok(verdicts[3] && 'unreadable' in verdicts[3], 'a document libxml2 cannot read is named as such');
 });
 
+test('requests waiting together are validated together, and each gets its own verdicts', async () => {
+  const validator = await processSchemaValidator(SCHEMAS);
+  const invalidName = readdirSync(join(ROOT, 'fixtures', 'ChangeFee', 'invalid')).find((name) => name.startsWith('SCHEMA_VIOLATION') && name.endsWith('.xml') && !name.endsWith('.response.xml'));
+  assert.ok(invalidName);
+  const salary = fixture('SalaryAdjustment', 'valid', 'multi-item.xml');
+  const fee = fixture('ChangeFee', 'valid', 'multi-item.xml');
+  const badFee = fixture('ChangeFee', 'invalid', invalidName);
+  // Sent without waiting: the thread finds them queued together.
+  const [first, second, third, fourth] = await Promise.all([
+    validator.validateDocuments([salary, salary], 'SalaryAdjustment'),
+    validator.validateDocuments([fee, badFee], 'ChangeFee'),
+    validator.validateDocuments([salary], 'SalaryAdjustment'),
+    validator.validateDocuments([badFee, fee, fee], 'ChangeFee'),
+  ]);
+  const valid = { errors: [] };
+  assert.deepEqual(first, [valid, valid]);
+  assert.deepEqual(third, [valid]);
+  assert.deepEqual(second?.[0], valid);
+  assert.deepEqual(fourth?.slice(1), [valid, valid]);
+  for (const verdict of [second?.[1], fourth?.[0]]) assert.ok(verdict && 'errors' in verdict && verdict.errors.length > 0, JSON.stringify(verdict));
+});
+
 test("a streamed report's record batch is validated on the thread, each error given to its record", async () => {
   const validator = await processSchemaValidator(SCHEMAS);
   const holdings = fixture('Holdings', 'valid', 'account-reported-twice.xml');

@@ -1,7 +1,9 @@
 /** Escapes text for an XML element or a double-quoted attribute. */
 export function escapeXml(value: string): string {
-  return value.replace(/[<>&"]/g, (char) => ESCAPES[char] ?? char);
+  return NEEDS_ESCAPE.test(value) ? value.replace(/[<>&"]/g, (char) => ESCAPES[char] ?? char) : value;
 }
+
+const NEEDS_ESCAPE = /[<>&"]/;
 
 const ESCAPES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' };
 
