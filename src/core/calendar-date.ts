@@ -21,8 +21,13 @@ export function daysBetween(from: IsoDate, to: IsoDate): number {
 
 /** Today's date in Europe/Stockholm, where the insurer's business day is. */
 export function stockholmDate(instant: Date): IsoDate {
-  return STOCKHOLM_DATE.format(instant);
+  // Asked for every document of a batch with the batch's one instant: the last answer is kept.
+  const time = instant.getTime();
+  if (time !== lastStockholm.time) lastStockholm = { time, date: STOCKHOLM_DATE.format(instant) };
+  return lastStockholm.date;
 }
+
+let lastStockholm = { time: NaN, date: '' };
 
 // Building a formatter costs far more than using one: build it once.
 const STOCKHOLM_DATE = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Stockholm', year: 'numeric', month: '2-digit', day: '2-digit' });

@@ -16,8 +16,20 @@ const Organisationsnummer = require('organisationsnummer') as typeof Organisatio
 
 /** A personal identity number or coordination number in the 12-digit form YYYYMMDDNNNC. */
 export function isValidPersonalIdentityNumber(value: string): boolean {
-  return /^\d{12}$/.test(value) && Personnummer.valid(value, { allowCoordinationNumber: true, allowInterimNumber: false });
+  if (!/^\d{12}$/.test(value)) return false;
+  // Employers send the same people again and again (a salary file a month): the answer is kept.
+  let valid = checkedNumbers.get(value);
+  if (valid === undefined) {
+    valid = Personnummer.valid(value, { allowCoordinationNumber: true, allowInterimNumber: false });
+    if (checkedNumbers.size >= MAX_CHECKED_NUMBERS) checkedNumbers.clear();
+    checkedNumbers.set(value, valid);
+  }
+  return valid;
 }
+
+/** Answers kept of isValidPersonalIdentityNumber (the check is a pure function of the digits). */
+const checkedNumbers = new Map<string, boolean>();
+const MAX_CHECKED_NUMBERS = 100_000;
 
 /** A 10-digit organisation number. */
 export function isValidOrganisationNumber(value: string): boolean {

@@ -19,7 +19,7 @@ export function checkEffectiveDate(
   effective: IsoDate,
   facts: { today: IsoDate; maxBackdateDays: number; startDate?: IsoDate; startWhat?: string; dateName?: string },
 ): RuleRejection | undefined {
-  const earliest = addDays(facts.today, -facts.maxBackdateDays);
+  const earliest = earliestDate(facts.today, facts.maxBackdateDays);
   const dateName = facts.dateName ?? 'Effective date';
   if (effective < earliest) {
     return { code: 'EFFECTIVE_DATE_TOO_OLD', text: `${dateName} ${effective} is before ${earliest}, the earliest date accepted today (${facts.maxBackdateDays} days back).` };
@@ -28,6 +28,15 @@ export function checkEffectiveDate(
     return { code: 'EFFECTIVE_DATE_BEFORE_START', text: `${dateName} ${effective} is before the ${facts.startWhat ?? 'start'} on ${facts.startDate}.` };
   }
   return undefined;
+}
+
+/** The earliest date accepted `today`: asked for every item, so the last answer is kept. */
+let lastEarliest = { today: '', maxBackdateDays: NaN, earliest: '' };
+function earliestDate(today: IsoDate, maxBackdateDays: number): IsoDate {
+  if (lastEarliest.today !== today || lastEarliest.maxBackdateDays !== maxBackdateDays) {
+    lastEarliest = { today, maxBackdateDays, earliest: addDays(today, -maxBackdateDays) };
+  }
+  return lastEarliest.earliest;
 }
 
 export type FeeType = 'FixedCharge' | 'CapitalCharge';
