@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
@@ -35,9 +36,14 @@ export function openPostgresDatabase(options: PostgresDatabaseOptions): Database
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
 
+  const statements = new StatementNames();
   async function query<Row>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) {
     try {
-      const result = await client.query(text, params as unknown[] | undefined);
+      // A statement with parameters runs as a named prepared statement: each connection
+      // parses it once, and PostgreSQL may keep its plan (a batch's statements are large).
+      const name = params === undefined ? undefined : statements.nameOf(text);
+      const values = params?.map((value) => (Array.isArray(value) ? arrayLiteral(value) ?? value : value));
+      const result = await client.query(name === undefined ? { text, values } : { name, text, values });
       return { rows: result.rows as Row[] };
     } catch (error) {
       throw classifyDatabaseError(error);
@@ -87,6 +93,53 @@ export function openPostgresDatabase(options: PostgresDatabaseOptions): Database
     },
     close: () => pool.end(),
   };
+}
+
+/**
+ * An array parameter as PostgreSQL's array literal, for arrays of strings or of numbers
+ * (the batches of a coalesced statement: thousands of elements): one join instead of the
+ * driver's concatenation element by element. Undefined for anything else (nulls, nested
+ * arrays, buffers …), which the driver converts itself.
+ */
+export function arrayLiteral(values: readonly unknown[]): string | undefined {
+  if (values.length === 0) return '{}';
+  const kind = typeof values[0];
+  if (kind === 'string') {
+    let plain = true;
+    for (const value of values) {
+      if (typeof value !== 'string') return undefined;
+      if (plain && NEEDS_ESCAPE.test(value)) plain = false;
+    }
+    if (plain) return `{"${values.join('","')}"}`;
+    return `{${(values as string[]).map((value) => `"${value.replace(ESCAPED, '\\$&')}"`).join(',')}}`;
+  }
+  if (kind === 'number' || kind === 'bigint') {
+    for (const value of values) if (typeof value !== kind || (kind === 'number' && !Number.isFinite(value))) return undefined;
+    return `{${values.join(',')}}`;
+  }
+  return undefined;
+}
+
+const NEEDS_ESCAPE = /["\\]/;
+const ESCAPED = /["\\]/g;
+
+/**
+ * Names for the statements a process runs, one per distinct text, from a hash of it.
+ * Texts built on the fly (a listing's filters) give a handful of variants each; past
+ * MAX_NAMED distinct texts the rest run unnamed, so a stray generator cannot fill the
+ * server's memory with prepared statements.
+ */
+class StatementNames {
+  static readonly MAX_NAMED = 1000;
+  readonly #names = new Map<string, string>();
+
+  nameOf(text: string): string | undefined {
+    const known = this.#names.get(text);
+    if (known !== undefined || this.#names.size >= StatementNames.MAX_NAMED) return known;
+    const name = `dg_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    this.#names.set(text, name);
+    return name;
+  }
 }
 
 /**

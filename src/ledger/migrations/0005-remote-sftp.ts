@@ -8,7 +8,8 @@
  * The index on messages (counterparty, external id) lets the poller find a message
  * recorded for a file whose row was never written (a stop between intake's commit and
  * the row) without scanning the counterparty's messages; the existing index covers
- * originals only, and that message may be a duplicate.
+ * originals only, and that message may be a duplicate. (Migration 10 narrows it to the
+ * `sftp` channel's messages.)
  */
 export const version = 5;
 export const name = 'remote sftp fetches';
