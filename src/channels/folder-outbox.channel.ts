@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { closeSync, fdatasync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { basename, sep } from 'node:path';
 import { GatewayError } from '../core/gateway-error.ts';
 import { counterpartySubfolder, type FolderCounterparty } from './folder.layout.ts';
-import type { OutboundChannel, OutgoingDocument } from './outbound.ts';
+import type { DeliveryOutcome, OutboundChannel, OutgoingDocument } from './outbound.ts';
 
 /**
  * Delivers responses and outgoing documents into a counterparty's `outbox/` folder,
@@ -11,11 +12,15 @@ import type { OutboundChannel, OutgoingDocument } from './outbound.ts';
  *
  * Invariants:
  * - A reader never sees a half-written file: the body is written to a dot-named
- *   `.tmp` file (which readers, and our own inbox watcher, ignore), fsynced, then
- *   renamed onto the final name in one atomic step.
+ *   `.tmp` file (which readers, and our own inbox watcher, ignore), flushed to disk,
+ *   then renamed onto the final name in one atomic step; the folder is synced after.
  * - Delivery is at-least-once with a deterministic name: a repeat replaces the same
  *   file, it never adds a second one.
- * - A failed delivery leaves no temporary file behind and throws DELIVERY_FAILED.
+ * - A failed delivery leaves no temporary file behind and is DELIVERY_FAILED.
+ *
+ * Cost: a batch (`deliverMany`) writes its files with synchronous calls, flushes them
+ * side by side on the thread pool (the file system commits them together), renames them
+ * and syncs each outbox once; deliveries side by side share one directory sync.
  */
 export class FolderOutbox implements OutboundChannel {
   readonly name = 'folder';
@@ -28,6 +33,44 @@ export class FolderOutbox implements OutboundChannel {
   }
 
   async deliver(document: OutgoingDocument): Promise<{ target: string }> {
+    const [outcome] = await this.deliverMany([document]);
+    if (!outcome || 'error' in outcome) throw outcome?.error ?? new Error('the outbox gave no outcome');
+    return outcome;
+  }
+
+  async deliverMany(documents: readonly OutgoingDocument[]): Promise<DeliveryOutcome[]> {
+    const outcomes: DeliveryOutcome[] = [];
+    const written: { index: number; fd: number; temporary: string; target: string; outbox: string }[] = [];
+    for (const [index, document] of documents.entries()) {
+      try {
+        const { outbox, target } = this.#placeOf(document);
+        const temporary = `${outbox}${sep}.${document.fileName}.${temporaryTag()}.tmp`;
+        written.push({ index, fd: writeTemporary(outbox, temporary, document.body), temporary, target, outbox });
+        outcomes[index] = { target };
+      } catch (error) {
+        outcomes[index] = { error: failed(document, error) };
+      }
+    }
+    const flushed = await Promise.all(written.map(({ fd }) => flush(fd)));
+    const synced = new Set<string>();
+    for (const [position, file] of written.entries()) {
+      const document = documents[file.index] as OutgoingDocument;
+      try {
+        closeSync(file.fd);
+        const flushError = flushed[position];
+        if (flushError) throw flushError;
+        renameSync(file.temporary, file.target);
+        synced.add(file.outbox);
+      } catch (error) {
+        rmSync(file.temporary, { force: true });
+        outcomes[file.index] = { error: failed(document, error, file.target) };
+      }
+    }
+    await Promise.all([...synced].map((outbox) => this.#syncOf(outbox).after()));
+    return outcomes;
+  }
+
+  #placeOf(document: OutgoingDocument): { outbox: string; target: string } {
     const outbox = this.#outboxes.get(document.counterpartyId);
     if (outbox === undefined) {
       throw new GatewayError('DELIVERY_FAILED', `Counterparty ${document.counterpartyId} has no folder.`, {
@@ -35,25 +78,7 @@ export class FolderOutbox implements OutboundChannel {
       });
     }
     assertPlainFileName(document);
-    const target = join(outbox, document.fileName);
-    const temporary = join(outbox, `.${document.fileName}.${randomBytes(6).toString('hex')}.tmp`);
-    try {
-      await writeDurably(temporary, document.body).catch(async (error: unknown) => {
-        // The outbox was removed: made again, once.
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        await mkdir(outbox, { recursive: true });
-        await writeDurably(temporary, document.body);
-      });
-      await rename(temporary, target);
-      await this.#syncOf(outbox).after();
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw new GatewayError('DELIVERY_FAILED', `Could not write ${target}.`, {
-        cause: error,
-        details: { counterpartyId: document.counterpartyId, messageId: document.messageId, target },
-      });
-    }
-    return { target };
+    return { outbox, target: `${outbox}${sep}${document.fileName}` };
   }
 
   #syncOf(outbox: string): DirectorySync {
@@ -61,6 +86,48 @@ export class FolderOutbox implements OutboundChannel {
     if (!sync) this.#syncs.set(outbox, (sync = new DirectorySync(outbox)));
     return sync;
   }
+}
+
+function failed(document: OutgoingDocument, error: unknown, target?: string): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new GatewayError('DELIVERY_FAILED', `Could not write ${target ?? document.fileName}.`, {
+    cause: error,
+    details: { counterpartyId: document.counterpartyId, messageId: document.messageId, ...(target ? { target } : {}) },
+  });
+}
+
+/** Temporary names unique to this process: a tag drawn once, then a counter. */
+const PROCESS_TAG = randomBytes(4).toString('hex');
+let temporaryCount = 0;
+function temporaryTag(): string {
+  temporaryCount += 1;
+  return `${PROCESS_TAG}${temporaryCount.toString(36)}`;
+}
+
+/** Creates the temporary file (the outbox, when it was removed, made again once) and writes the body; gives the open descriptor. */
+function writeTemporary(outbox: string, temporary: string, body: string): number {
+  let fd: number;
+  try {
+    fd = openSync(temporary, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    mkdirSync(outbox, { recursive: true });
+    fd = openSync(temporary, 'wx');
+  }
+  try {
+    const bytes = Buffer.from(body, 'utf8');
+    for (let offset = 0; offset < bytes.byteLength; ) offset += writeSync(fd, bytes, offset);
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** Flushes a file's data to disk on the thread pool; gives the error instead of throwing it. */
+function flush(fd: number): Promise<Error | undefined> {
+  return new Promise((resolve) => fdatasync(fd, (error) => resolve(error ?? undefined)));
 }
 
 /**
@@ -96,24 +163,14 @@ function assertPlainFileName(document: OutgoingDocument): void {
   }
 }
 
-async function writeDurably(path: string, body: string): Promise<void> {
-  const handle = await open(path, 'wx');
-  try {
-    await handle.writeFile(body, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Makes the rename itself durable. Not every platform can open a directory (Windows): best effort. */
+/** Makes the renames themselves durable. Not every platform can open a directory (Windows): best effort. */
 async function syncDirectory(path: string): Promise<void> {
   let handle;
   try {
     handle = await open(path, 'r');
     await handle.sync();
   } catch {
-    // The rename already happened; only its durability across a power cut is weaker here.
+    // The renames already happened; only their durability across a power cut is weaker here.
   } finally {
     await handle?.close();
   }

@@ -17,9 +17,18 @@ export interface OutgoingDocument {
   readonly requestMetadata: Readonly<Record<string, unknown>>;
 }
 
+/** Where one document of a batch went, or why it could not. */
+export type DeliveryOutcome = { readonly target: string } | { readonly error: unknown };
+
 export interface OutboundChannel {
   /** Channel name as used in delivery records and routes: 'folder', 'sftp', 'mail' … */
   readonly name: string;
   /** Delivers the document; resolves with where it went, throws when it could not. */
   deliver(document: OutgoingDocument): Promise<{ target: string }>;
+  /**
+   * Delivers several documents at once, for a channel that does that for less than one
+   * delivery each; gives each its outcome, in order. One document's failure does not
+   * fail the others. Optional: the deliver stage calls `deliver` for each otherwise.
+   */
+  deliverMany?(documents: readonly OutgoingDocument[]): Promise<DeliveryOutcome[]>;
 }

@@ -1,5 +1,7 @@
 import { GatewayError } from '../core/gateway-error.ts';
-import { getPendingDeliveries, recordDeliveries, recordDelivery } from '../ledger/responses.repository.ts';
+import { getPendingDeliveries, recordDeliveries, recordDelivery, type PendingDelivery } from '../ledger/responses.repository.ts';
+import type { DeliveryOutcome, OutboundChannel, OutgoingDocument } from '../channels/outbound.ts';
+import type { HandedResponse } from './hand-off.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
 /**
@@ -13,38 +15,58 @@ import type { PipelineDeps } from './pipeline-deps.ts';
  * delivery failed, by id (each failed attempt is recorded too).
  */
 export async function deliverResponses(deps: PipelineDeps, messageIds: readonly string[]): Promise<Map<string, unknown>> {
-  // Responses apply handed over in this process are not read back.
+  // Responses apply handed over in this process are not read back: when every one of the
+  // batch was, with where it goes, the store is not asked at all (a response just handed
+  // over is not delivered yet; a second delivery elsewhere would only write it again).
   const held = new Map(messageIds.flatMap((id) => {
     const response = deps.handOff?.responses.get(id);
-    return response ? [[id, response.body] as const] : [];
+    return response ? [[id, response] as const] : [];
   }));
-  const pending = await getPendingDeliveries(deps.db, messageIds, held);
+  const pending = held.size === messageIds.length
+    ? pendingFrom(held)
+    : await getPendingDeliveries(deps.db, messageIds, new Map([...held].map(([id, response]) => [id, response.body])));
   const failures = new Map<string, unknown>();
   const delivered: { messageId: string; channel: string; target: string | null }[] = [];
-  await Promise.all(
-    [...pending.values()]
-      .filter(({ response }) => !response.deliveredAt)
-      .map(async ({ response, counterpartyId, channel: requestChannel, requestMetadata }) => {
-        const { messageId } = response;
-        const channel = deps.outboundFor(counterpartyId, requestChannel);
-        try {
-          const { target } = await channel.deliver({
-            messageId,
-            counterpartyId,
-            documentType: response.documentType,
-            fileName: response.fileName,
-            body: response.body,
-            requestMetadata,
-          });
-          delivered.push({ messageId, channel: channel.name, target });
-        } catch (error) {
-          const text = (error as Error).message;
-          await recordDelivery(deps.db, { messageId, channel: channel.name, target: null, outcome: 'failed', error: text }).catch(() => undefined);
-          failures.set(messageId, error instanceof GatewayError ? error : new GatewayError('DELIVERY_FAILED', text, { cause: error }));
-        }
-      }),
-  );
+  // Each channel gets its documents together (a folder outbox writes and syncs them as one batch).
+  const byChannel = new Map<OutboundChannel, OutgoingDocument[]>();
+  for (const { response, counterpartyId, channel: requestChannel, requestMetadata } of pending.values()) {
+    if (response.deliveredAt) continue;
+    const channel = deps.outboundFor(counterpartyId, requestChannel);
+    const document: OutgoingDocument = {
+      messageId: response.messageId, counterpartyId, documentType: response.documentType, fileName: response.fileName, body: response.body, requestMetadata,
+    };
+    const documents = byChannel.get(channel);
+    if (documents) documents.push(document);
+    else byChannel.set(channel, [document]);
+  }
+  await Promise.all([...byChannel].map(async ([channel, documents]) => {
+    const outcomes = await deliverAll(channel, documents);
+    await Promise.all(documents.map(async ({ messageId }, index) => {
+      const outcome = outcomes[index] ?? { error: new Error('the channel gave no outcome') };
+      if ('target' in outcome) {
+        delivered.push({ messageId, channel: channel.name, target: outcome.target });
+        return;
+      }
+      const { error } = outcome;
+      const text = (error as Error).message;
+      await recordDelivery(deps.db, { messageId, channel: channel.name, target: null, outcome: 'failed', error: text }).catch(() => undefined);
+      failures.set(messageId, error instanceof GatewayError ? error : new GatewayError('DELIVERY_FAILED', text, { cause: error }));
+    }));
+  }));
   await recordDeliveries(deps.db, delivered);
   for (const id of messageIds) if (!failures.has(id)) deps.handOff?.responses.delete(id);
   return failures;
+}
+
+/** The documents through `deliverMany` when the channel has it, else `deliver` each, side by side. */
+function deliverAll(channel: OutboundChannel, documents: readonly OutgoingDocument[]): Promise<DeliveryOutcome[]> {
+  if (channel.deliverMany) return channel.deliverMany(documents);
+  return Promise.all(documents.map((document) => channel.deliver(document).then(({ target }) => ({ target }), (error: unknown) => ({ error }))));
+}
+
+/** Deliveries built from the responses handed over in this process. */
+function pendingFrom(held: ReadonlyMap<string, HandedResponse>): Map<string, PendingDelivery> {
+  return new Map([...held].map(([messageId, { documentType, fileName, body, counterpartyId, channel, requestMetadata }]) => [messageId, {
+    response: { messageId, documentType, fileName, body, createdAt: new Date(), deliveredAt: null }, counterpartyId, channel, requestMetadata,
+  }]));
 }

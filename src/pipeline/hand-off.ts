@@ -1,7 +1,11 @@
 import type { AppliedMessage } from '../ledger/messages.repository.ts';
 
-/** A response as apply stored it. */
-export type HandedResponse = AppliedMessage['response'];
+/** A response as apply stored it, with where it goes: the request's sender, channel and channel facts. */
+export type HandedResponse = AppliedMessage['response'] & {
+  readonly counterpartyId: string;
+  readonly channel: string;
+  readonly requestMetadata: Record<string, unknown>;
+};
 
 /**
  * Default bound of each kind: some 2,000 documents of 2 KB waiting between two stages,
