@@ -24,6 +24,7 @@ import { Catalogue } from './messages/catalogue.ts';
 import { processSchemaValidator } from './messages/validation-thread.ts';
 import { createIntake } from './pipeline/intake.ts';
 import { startEmbeddedRedis, type EmbeddedRedis } from './pipeline/embedded-redis.ts';
+import { ApplyLoop } from './pipeline/apply-loop.ts';
 import { CarryOnScheduler } from './pipeline/carry-on.scheduler.ts';
 import { HandOff } from './pipeline/hand-off.ts';
 import { InlineScheduler } from './pipeline/inline-scheduler.ts';
@@ -210,10 +211,12 @@ function startWorkers(config: Readonly<GatewayConfig>, deps: PipelineDeps, redis
     connection: redis, prefix: config.queuePrefix, db: deps.db, log: deps.log,
     lockDurationMs: config.workers.lockDurationMs, stalledIntervalMs: config.workers.stalledIntervalMs,
   };
-  // A worker's batch is carried through the later stages in its own job (see CarryOnScheduler).
+  // A worker's batch is carried through the later stages in its own job (see CarryOnScheduler);
+  // the documents its validation jobs validate are applied by the process's apply loop.
   const queued = deps.scheduler;
   const workerDeps: PipelineDeps = {
     ...deps,
+    applyLoop: new ApplyLoop(() => workerDeps),
     scheduler: new CarryOnScheduler(
       queued,
       { apply: (ids) => applyMessages(workerDeps, ids), deliver: (ids) => deliverResponses(workerDeps, ids) },

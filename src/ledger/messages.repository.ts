@@ -163,6 +163,14 @@ export async function insertReceivedMessages(sql: Sql, messages: readonly NewMes
   return inserted;
 }
 
+/**
+ * Whether insertReceivedMessages records these documents with one statement — every
+ * one small enough for a shared statement — which is all-or-none without a transaction.
+ */
+export function isOneStatement(messages: readonly NewMessage[]): boolean {
+  return messages.length <= 1 || messages.every((m) => m.raw !== null && m.raw.byteLength <= MULTI_ROW_MAX_BYTES);
+}
+
 /** Received documents in one statement, in order; the ids inserted. */
 async function insertSmallMessages(sql: Sql, messages: readonly NewMessage[]): Promise<Set<string>> {
   if (messages.length === 0) return new Set();
@@ -178,7 +186,8 @@ async function insertSmallMessages(sql: Sql, messages: readonly NewMessage[]): P
     offset += length;
     return row;
   });
-  const { rows: inserted } = await sql.query<{ message_id: string }>(
+  // One row back: how many were inserted, and which only when the unique indexes left some out.
+  const { rows: [result] } = await sql.query<{ inserted: number; ids: string[] | null }>(
     `WITH input AS (
        SELECT * FROM json_to_recordset($1::json)
               AS i(ordinality int, id text, counterparty_id text, channel text, external_id text, sha256 text, size_bytes bigint,
@@ -188,15 +197,17 @@ async function insertSmallMessages(sql: Sql, messages: readonly NewMessage[]): P
        SELECT id, counterparty_id, channel, external_id, sha256, size_bytes, substring($2::bytea FROM raw_from FOR raw_length),
               'received', metadata, received_at
          FROM input ORDER BY ordinality
-       ON CONFLICT DO NOTHING RETURNING id)
-     INSERT INTO message_events (message_id, status, reason, detail)
-     SELECT i.id, 'received', 'received', jsonb_build_object('channel', i.channel, 'externalId', i.external_id)
-       FROM inserted JOIN input i ON i.id = inserted.id
-      ORDER BY i.ordinality
-     RETURNING message_id`,
-    [JSON.stringify(rows), Buffer.concat(messages.map((m) => m.raw as Uint8Array), offset)],
+       ON CONFLICT DO NOTHING RETURNING id),
+     events AS (
+       INSERT INTO message_events (message_id, status, reason, detail)
+       SELECT i.id, 'received', 'received', jsonb_build_object('channel', i.channel, 'externalId', i.external_id)
+         FROM inserted JOIN input i ON i.id = inserted.id
+        ORDER BY i.ordinality)
+     SELECT count(*)::int AS inserted, CASE WHEN count(*) < $3 THEN array_agg(id) END AS ids FROM inserted`,
+    [JSON.stringify(rows), Buffer.concat(messages.map((m) => m.raw as Uint8Array), offset), messages.length],
   );
-  return new Set(inserted.map((row) => row.message_id));
+  if (result && result.inserted === messages.length) return new Set(messages.map((m) => m.id));
+  return new Set(result?.ids ?? []);
 }
 
 export async function addEvent(sql: Sql, messageId: string, status: string, reason: string, detail?: unknown): Promise<void> {
@@ -273,38 +284,52 @@ export interface AppliedMessage {
   readonly status: 'applied' | 'rejected';
   readonly outcome: MessageOutcome;
   readonly messageType: string;
+  readonly orderingKey: string;
   readonly errorCode: string | null;
   readonly reason: string;
 }
 
 /**
- * Stores the responses of applied messages and moves them from `validated` to their
- * final status with a history event each, all in one statement. Gives the ids that
- * were still `validated`.
+ * Stores the responses of applied messages and moves them to their final status with a
+ * history event each, all in one statement. A message comes `from` the status it has in
+ * the store: `validated`, or still `received` when validation handed its typed document
+ * over in memory — its history then gets the `validated` event too. Gives how many were
+ * still in their `from` status (a second run changes nothing).
  */
-export async function finishAppliedMany(sql: Sql, finished: readonly AppliedMessage[]): Promise<Set<string>> {
-  if (finished.length === 0) return new Set();
-  const { rows } = await sql.query<{ message_id: string }>(
+export async function finishAppliedMany(
+  sql: Sql,
+  finished: readonly (AppliedMessage & { readonly from: 'received' | 'validated' })[],
+): Promise<number> {
+  if (finished.length === 0) return 0;
+  const { rows } = await sql.query<{ moved: number }>(
     `WITH input AS (
        SELECT * FROM json_to_recordset($1::json)
               AS i(ordinality int, id text, document_type text, file_name text, body text, status text, outcome text,
-                   message_type text, error_code text, reason text)),
+                   message_type text, ordering_key text, error_code text, reason text, from_status text)),
      stored AS (
        INSERT INTO responses (message_id, document_type, file_name, body)
        SELECT id, document_type, file_name, body FROM input ORDER BY ordinality
        ON CONFLICT (message_id) DO NOTHING),
      updated AS (
-       UPDATE messages m SET status = i.status, outcome = i.outcome, message_type = i.message_type, error_code = i.error_code,
-              document = NULL, updated_at = now()
-         FROM input i WHERE m.id = i.id AND m.status = 'validated' RETURNING m.id, i.status, i.outcome, i.reason, i.ordinality)
-     INSERT INTO message_events (message_id, status, reason, detail)
-     SELECT id, status, reason, jsonb_build_object('outcome', outcome) FROM updated ORDER BY ordinality RETURNING message_id`,
+       UPDATE messages m SET status = i.status, outcome = i.outcome, message_type = i.message_type,
+              ordering_key = i.ordering_key, error_code = i.error_code, document = NULL, updated_at = now()
+         FROM input i WHERE m.id = i.id AND m.status = i.from_status
+       RETURNING m.id, i.status, i.outcome, i.reason, i.ordinality, i.from_status, i.message_type),
+     events AS (
+       SELECT id, 'validated' AS status, message_type AS reason, NULL::jsonb AS detail, ordinality, 0 AS step FROM updated
+        WHERE from_status = 'received'
+       UNION ALL
+       SELECT id, status, reason, jsonb_build_object('outcome', outcome), ordinality, 1 FROM updated),
+     recorded AS (
+       INSERT INTO message_events (message_id, status, reason, detail)
+       SELECT id, status, reason, detail FROM events ORDER BY ordinality, step)
+     SELECT count(*)::int AS moved FROM updated`,
     [JSON.stringify(finished.map((f, index) => ({
       ordinality: index, id: f.id, document_type: f.response.documentType, file_name: f.response.fileName, body: f.response.body, status: f.status,
-      outcome: f.outcome, message_type: f.messageType, error_code: f.errorCode, reason: f.reason,
+      outcome: f.outcome, message_type: f.messageType, ordering_key: f.orderingKey, error_code: f.errorCode, reason: f.reason, from_status: f.from,
     })))],
   );
-  return new Set(rows.map((row) => row.message_id));
+  return rows[0]?.moved ?? 0;
 }
 
 /**
@@ -358,6 +383,8 @@ export interface ApplicableMessage {
   readonly id: string;
   readonly orderingKey: string;
   readonly counterpartyId: string;
+  /** The channel the request came by (where its answer goes back, unless routed). */
+  readonly channel: string;
   readonly externalId: string;
   readonly messageType: string;
   readonly metadata: Record<string, unknown>;
@@ -395,10 +422,10 @@ export async function listApplicable(sql: Sql, orderingKey: string, limit: numbe
 export async function listApplicableOfKeys(sql: Sql, orderingKeys: readonly string[], limit: number): Promise<ApplicableMessage[]> {
   if (orderingKeys.length === 0) return [];
   const { rows } = await sql.query<{
-    id: string; seq: string; counterparty_id: string; external_id: string; message_type: string; ordering_key: string;
+    id: string; seq: string; counterparty_id: string; channel: string; external_id: string; message_type: string; ordering_key: string;
     metadata: Record<string, unknown>; blocked: boolean;
   }>(
-    `SELECT m.id, m.seq, m.counterparty_id, m.external_id, m.message_type, m.ordering_key, m.metadata,
+    `SELECT m.id, m.seq, m.counterparty_id, m.channel, m.external_id, m.message_type, m.ordering_key, m.metadata,
             EXISTS (SELECT 1 FROM messages r WHERE r.counterparty_id = m.counterparty_id AND r.status = 'received' AND r.seq < m.seq) AS blocked
        FROM messages m
       WHERE m.ordering_key = ANY($1::text[]) AND m.status = 'validated'
@@ -414,7 +441,7 @@ export async function listApplicableOfKeys(sql: Sql, orderingKeys: readonly stri
       continue;
     }
     applicable.push({
-      id: row.id, counterpartyId: row.counterparty_id, externalId: row.external_id, messageType: row.message_type,
+      id: row.id, counterpartyId: row.counterparty_id, channel: row.channel, externalId: row.external_id, messageType: row.message_type,
       orderingKey: row.ordering_key, metadata: row.metadata,
     });
   }

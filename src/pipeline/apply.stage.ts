@@ -1,15 +1,12 @@
-import { stockholmDate } from '../core/calendar-date.ts';
 import { GatewayError } from '../core/gateway-error.ts';
-import { sharedBy } from '../ledger/coalesce.ts';
 import type { Sql } from '../ledger/database.ts';
 import {
-  findValidatedKeys, finishAppliedMany, getMessage, getValidatedDocuments, listApplicable, listApplicableOfKeys, type AppliedMessage,
-  type ApplicableMessage,
+  findValidatedKeys, getMessage, getValidatedDocuments, listApplicable, listApplicableOfKeys, type ApplicableMessage,
 } from '../ledger/messages.repository.ts';
-import { buildResponse, documentStatus, responseFileName } from '../messages/response-builder.ts';
-import type { ApplyProgress, DocumentSource } from '../messages/message-type.ts';
-import { requestNameOf } from './finish-rejected.ts';
+import { applyCandidates, RunCarefully, type ApplyResult, type Candidate, type Run } from './apply-candidates.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
+
+export type { ApplyResult } from './apply-candidates.ts';
 
 /**
  * Apply: runs each document's handler inside one PostgreSQL transaction that also
@@ -27,14 +24,11 @@ import type { PipelineDeps } from './pipeline-deps.ts';
  * moment without counting an attempt; by then its document has usually been applied
  * by the lock holder, which drains its key's backlog batch after batch.
  *
- * Cost: a transaction runs its documents' handlers in waves — the next document of
- * every key side by side, so their common statements go to PostgreSQL as one
- * (ledger/coalesce.ts) — and then stores every response and final status in one
- * statement. Should a handler fail, the transaction is rolled back and run again
- * carefully, each document in its own savepoint, so the others are applied and only
- * the failed one (and its key's later documents) waits.
+ * This is the apply queue's stage: for messages already `validated` in the message
+ * store. A worker process applies what its own validation jobs validated in its apply
+ * loop (apply-loop.ts), and hands here only what that loop could not apply. The
+ * transaction's body — handlers in waves, the careful re-run — is apply-candidates.ts.
  */
-export type ApplyResult = 'applied' | 'rejected' | 'skipped';
 
 /** Documents of one key applied per transaction. */
 const MAX_BATCH = 50;
@@ -42,16 +36,6 @@ const MAX_BATCH = 50;
 const MAX_BATCHES_PER_JOB = 20;
 /** Documents of several keys applied in one transaction by a batch job. */
 const MAX_CROSS_KEY_BATCH = 200;
-
-interface Run {
-  readonly results: Map<string, ApplyResult>;
-  readonly failures: Map<string, unknown>;
-  /** The messages this run finished, with their responses. */
-  readonly applied: readonly Applied[];
-}
-
-/** A document that may be applied now, with its typed document. */
-type Candidate = ApplicableMessage & { readonly document: unknown };
 
 /**
  * Applies a job's messages. One message: its key's drain (applyMessage). Several (a
@@ -75,7 +59,7 @@ export async function applyMessages(deps: PipelineDeps, messageIds: readonly str
       [[...new Set(pending.values())].sort()],
     );
     return listApplicableOfKeys(tx, rows.map((row) => row.key), MAX_CROSS_KEY_BATCH);
-  }) ?? { results: new Map<string, ApplyResult>(), failures: new Map<string, unknown>(), applied: [] };
+  }) ?? { results: new Map<string, ApplyResult>(), failures: new Map<string, unknown>(), applied: [], responses: new Map() };
   if (run.results.size > 0) await deps.scheduler.enqueue('deliver', [...run.results.keys()]);
   const failures = new Map<string, unknown>();
   for (const [id, key] of pending) {
@@ -110,9 +94,6 @@ export async function applyMessage(deps: PipelineDeps, messageId: string): Promi
   throw new GatewayError('WAITING_FOR_PREDECESSOR', `${messageId} waits for an earlier document with key ${key}`);
 }
 
-/** A handler failed in a transaction run without savepoints: it is rolled back and run carefully. */
-class RunCarefully extends Error {}
-
 /**
  * Runs `select` (which takes the locks and lists the documents; undefined: nothing to
  * do) and applies what it lists, in one transaction: quickly first, carefully when a
@@ -133,7 +114,7 @@ async function applyInTransaction(deps: PipelineDeps, select: (tx: Sql) => Promi
     run = await attempt(true);
   }
   // Committed: the documents are done with, and deliver may take the responses from here.
-  for (const { id, response } of run?.applied ?? []) {
+  for (const [id, response] of run?.responses ?? []) {
     deps.handOff?.documents.delete(id);
     deps.handOff?.responses.set(id, response);
   }
@@ -141,166 +122,13 @@ async function applyInTransaction(deps: PipelineDeps, select: (tx: Sql) => Promi
 }
 
 /** The candidates with their typed documents: as validation handed them over in this process, else from the message store. */
-async function withDocuments(deps: PipelineDeps, tx: Sql, candidates: readonly ApplicableMessage[]): Promise<Candidate[]> {
+export async function withDocuments(deps: PipelineDeps, tx: Sql, candidates: readonly ApplicableMessage[]): Promise<Candidate[]> {
   const held = new Map<string, unknown>();
   for (const { id } of candidates) {
     const json = deps.handOff?.documents.get(id);
     if (json !== undefined) held.set(id, JSON.parse(json));
   }
   const stored = await getValidatedDocuments(tx, candidates.flatMap(({ id }) => (held.has(id) ? [] : [id])));
-  return candidates.map((candidate) => ({ ...candidate, document: held.has(candidate.id) ? held.get(candidate.id) : stored.get(candidate.id) }));
+  return candidates.map((candidate) => ({ ...candidate, from: 'validated', document: held.has(candidate.id) ? held.get(candidate.id) : stored.get(candidate.id) }));
 }
 
-async function applyCandidates(deps: PipelineDeps, tx: Sql, candidates: readonly Candidate[], now: Date, careful: boolean): Promise<Run> {
-  const finished = careful ? await applyCarefully(deps, tx, candidates, now) : await applyInWaves(deps, tx, candidates, now);
-  const moved = await finishAppliedMany(tx, finished.applied);
-  const applied = finished.applied.filter((f) => moved.has(f.id));
-  return { results: new Map(applied.map((f) => [f.id, f.result])), failures: finished.failures, applied };
-}
-
-type Applied = AppliedMessage & { result: ApplyResult };
-
-/**
- * The quick way: wave after wave, each wave the next document of every key. A wave's
- * documents whose type allows it (concurrentApply) run side by side, so the statements
- * their handlers have in common are sent as one (ledger/coalesce.ts); the others run
- * after them one by one. A key's documents are still applied in arrival order, one
- * wave after the other. Any failure rolls the whole transaction back (RunCarefully).
- */
-async function applyInWaves(deps: PipelineDeps, tx: Sql, candidates: readonly Candidate[], now: Date): Promise<{ applied: Applied[]; failures: Map<string, unknown> }> {
-  const byId = new Map<string, Applied>();
-  const shared = sharedBy(tx);
-  for (const wave of wavesOf(candidates)) {
-    if (deps.stopping?.aborted) break;
-    const together: Candidate[] = [];
-    const alone: Candidate[] = [];
-    for (const candidate of wave) (deps.catalogue.get(candidate.messageType)?.concurrentApply ? together : alone).push(candidate);
-    const settled = await Promise.allSettled(together.map((candidate) => applyOne(deps, shared, candidate, now)));
-    const failed = settled.findIndex((outcome) => outcome.status === 'rejected');
-    if (failed >= 0) throw new RunCarefully(`applying ${together[failed]?.id} failed; the batch runs again with savepoints`);
-    settled.forEach((outcome) => outcome.status === 'fulfilled' && byId.set(outcome.value.id, outcome.value));
-    for (const candidate of alone) {
-      try {
-        byId.set(candidate.id, await applyOne(deps, tx, candidate, now));
-      } catch {
-        throw new RunCarefully(`applying ${candidate.id} failed; the batch runs again with savepoints`);
-      }
-    }
-  }
-  // Responses and statuses are stored in arrival order.
-  const applied = candidates.flatMap((candidate) => byId.get(candidate.id) ?? []);
-  return { applied, failures: new Map() };
-}
-
-/** The candidates (in arrival order) as waves: the first document of each key, then the second, and so on. */
-function wavesOf(candidates: readonly Candidate[]): Candidate[][] {
-  const waves: Candidate[][] = [];
-  const perKey = new Map<string, number>();
-  for (const candidate of candidates) {
-    const index = perKey.get(candidate.orderingKey) ?? 0;
-    perKey.set(candidate.orderingKey, index + 1);
-    (waves[index] ??= []).push(candidate);
-  }
-  return waves;
-}
-
-/**
- * The careful way, after a failure: one document at a time, each in its own savepoint,
- * so the others are applied and only the failed one (and its key's later documents) waits.
- */
-async function applyCarefully(deps: PipelineDeps, tx: Sql, candidates: readonly Candidate[], now: Date): Promise<{ applied: Applied[]; failures: Map<string, unknown> }> {
-  const applied: Applied[] = [];
-  const failures = new Map<string, unknown>();
-  const failedKeys = new Set<string>();
-  for (const candidate of candidates) {
-    if (failedKeys.has(candidate.orderingKey)) continue; // a key's later documents wait for its failed one
-    if (deps.stopping?.aborted) break;
-    await tx.query('SAVEPOINT apply_one');
-    try {
-      applied.push(await applyOne(deps, tx, candidate, now));
-      await tx.query('RELEASE SAVEPOINT apply_one');
-    } catch (error) {
-      await tx.query('ROLLBACK TO SAVEPOINT apply_one');
-      failedKeys.add(candidate.orderingKey);
-      failures.set(candidate.id, error);
-    }
-  }
-  return { applied, failures };
-}
-
-/** Runs the document's handler (its ledger changes) and builds its response and final status. */
-async function applyOne(deps: PipelineDeps, tx: Sql, message: Candidate, now: Date): Promise<Applied> {
-  const type = deps.catalogue.get(message.messageType);
-  if (!type) throw new GatewayError('INTERNAL_ERROR', `no handler for ${message.messageType}`);
-  const counterparty = deps.counterparties.get(message.counterpartyId);
-  const outcome = await type.apply(
-    {
-      tx,
-      messageId: message.id,
-      sender: { counterpartyId: message.counterpartyId, organisationNumber: counterparty?.organisationNumber ?? '' },
-      today: stockholmDate(now),
-      rules: deps.rules,
-      openDocument: () => openDocument(deps, tx, message.id),
-      reportValidator: deps.reportValidator,
-      maxXmlDepth: deps.limits.maxXmlDepth,
-      progress: progressReporter(deps, message.id),
-    },
-    message.document as never,
-  );
-  const status = documentStatus(outcome);
-  const rejected = status === 'Rejected';
-  const accepted = outcome.report?.accountsAccepted ?? outcome.items.filter((item) => item.status === 'Accepted').length;
-  const total = outcome.report?.accountsReceived ?? outcome.items.length;
-  return {
-    id: message.id,
-    response: {
-      documentType: type.responseName,
-      fileName: responseFileName(requestNameOf(message), message.id, type.responseName),
-      body: buildResponse({
-        responseName: type.responseName,
-        gatewayMessageId: message.id,
-        inResponseTo: type.senderMessageId(message.document as never),
-        createdAt: now,
-        outcome,
-      }),
-    },
-    status: rejected ? 'rejected' : 'applied',
-    outcome: rejected ? 'rejected' : status === 'Accepted' ? 'accepted' : 'partially_accepted',
-    messageType: type.name,
-    errorCode: outcome.errors[0]?.code ?? outcome.items.find((item) => item.code)?.code ?? outcome.report?.rejected[0]?.code ?? null,
-    reason: `${status}: ${accepted} of ${total} ${outcome.report ? 'accounts' : 'items'} accepted`,
-    result: rejected ? 'rejected' : 'applied',
-  };
-}
-
-/** The stored bytes of a message: from its row, or from the document store for a large report. */
-async function openDocument(deps: PipelineDeps, tx: Sql, messageId: string): Promise<DocumentSource> {
-  const { rows } = await tx.query<{ raw: Uint8Array | null; raw_location: string | null; size_bytes: string | number; received_at: Date }>(
-    'SELECT raw, raw_location, size_bytes, received_at FROM messages WHERE id = $1',
-    [messageId],
-  );
-  const row = rows[0];
-  if (!row) throw new GatewayError('MESSAGE_NOT_FOUND', `${messageId} is not in the message store`);
-  const { raw, raw_location: location } = row;
-  const base = { sizeBytes: Number(row.size_bytes), receivedAt: new Date(row.received_at) };
-  if (raw) return { ...base, open: () => once(raw) };
-  if (location) return { ...base, open: () => deps.documents.read(location) };
-  throw new GatewayError('INTERNAL_ERROR', `${messageId} has neither bytes nor a stored file`);
-}
-
-/** Progress of a long apply, at most once a second: on the job (the dashboard shows it) and in the log. */
-function progressReporter(deps: PipelineDeps, messageId: string): (progress: ApplyProgress) => void {
-  let last = 0;
-  return (progress) => {
-    const now = Date.now();
-    if (now - last < 1000) return;
-    last = now;
-    const percent = progress.bytesTotal > 0 ? Math.floor((progress.bytesRead / progress.bytesTotal) * 100) : 0;
-    deps.jobProgress?.({ messageId, percent, ...progress });
-    deps.log.info({ messageId, percent, records: progress.records }, 'applying a large document');
-  };
-}
-
-async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
-  yield bytes;
-}

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { GatewayError } from '../core/gateway-error.ts';
 import type { Envelope, IntakeOutcome, IntakePort, IntakeReceipt } from '../channels/envelope.ts';
-import { findOriginal, insertMessage, insertReceivedMessages, type NewMessage } from '../ledger/messages.repository.ts';
+import { findOriginal, insertMessage, insertReceivedMessages, isOneStatement, type NewMessage } from '../ledger/messages.repository.ts';
 import { writeRejectionResponse, requestNameOf } from './finish-rejected.ts';
 import { newMessageId } from './message-id.ts';
 import type { StoredDocument } from '../ledger/document-store.ts';
@@ -44,8 +44,19 @@ interface Prepared {
   readonly rejectionText?: string;
 }
 
+type PreparedOutcome = { readonly value: Prepared } | { readonly error: unknown };
+
 async function receiveMany(deps: PipelineDeps, envelopes: readonly Envelope[]): Promise<IntakeOutcome[]> {
-  const prepared = await Promise.all(envelopes.map((envelope) => prepare(deps, envelope).then((value) => ({ value }), (error: unknown) => ({ error }))));
+  const prepared = await Promise.all(envelopes.map((envelope): PreparedOutcome | Promise<PreparedOutcome> => {
+    // A document in memory within the limits (nearly every one) is prepared at once.
+    try {
+      const plain = preparePlain(deps, envelope);
+      if (plain) return { value: plain };
+    } catch (error) {
+      return { error };
+    }
+    return prepare(deps, envelope).then((value) => ({ value }), (error: unknown) => ({ error }));
+  }));
   const outcomes: (IntakeOutcome | undefined)[] = prepared.map((p) => ('error' in p ? { error: p.error } : undefined));
 
   // The common case, every new document in one statement; the unique indexes on
@@ -54,7 +65,7 @@ async function receiveMany(deps: PipelineDeps, envelopes: readonly Envelope[]): 
   let inserted = new Set<string>();
   try {
     // All or none: a document failing to record leaves the whole lot to be offered again.
-    inserted = fresh.length > 1 ? await deps.db.transaction((tx) => insertReceivedMessages(tx, fresh)) : await insertReceivedMessages(deps.db, fresh);
+    inserted = isOneStatement(fresh) ? await insertReceivedMessages(deps.db, fresh) : await deps.db.transaction((tx) => insertReceivedMessages(tx, fresh));
   } catch (error) {
     for (const [index, p] of prepared.entries()) if ('value' in p && p.value.message.status === 'received') outcomes[index] = { error };
   }
@@ -77,6 +88,26 @@ async function receiveMany(deps: PipelineDeps, envelopes: readonly Envelope[]): 
     deps.log.warn({ err: error, messageIds: receipts.map((r) => r.messageId) }, 'recorded but not queued; the reconciler will queue them');
   }
   return outcomes.map((o) => o ?? { error: new Error('intake left an envelope without an outcome') });
+}
+
+/**
+ * The message to record for bytes in memory within the size limit, without waiting for
+ * anything; undefined for everything else (a file, a large report, an oversized
+ * document), which `prepare` handles.
+ */
+function preparePlain(deps: PipelineDeps, envelope: Envelope): Prepared | undefined {
+  const { content } = envelope;
+  if (!('bytes' in content) || content.bytes.byteLength > deps.limits.maxDocumentBytes) return undefined;
+  const counterparty = deps.counterparties.get(envelope.counterpartyId);
+  if (!counterparty) throw new GatewayError('UNKNOWN_COUNTERPARTY', `"${envelope.counterpartyId}" is not configured.`);
+  const { bytes } = content;
+  return {
+    message: {
+      id: newMessageId(), counterpartyId: counterparty.id, channel: envelope.channel, externalId: envelope.externalId,
+      metadata: envelope.metadata ?? {}, receivedAt: envelope.receivedAt, sha256: sha256(bytes), sizeBytes: bytes.byteLength,
+      raw: bytes, rawLocation: null, status: 'received', errorCode: null, duplicateOf: null,
+    },
+  };
 }
 
 /** Checks the counterparty, hashes the bytes and builds the message to record; a file over the limit is never read. */
@@ -194,7 +225,7 @@ async function oversizedFile(deps: PipelineDeps, envelope: Envelope) {
 }
 
 function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
+  return hash('sha256', bytes, 'hex');
 }
 
 async function sha256OfFile(path: string): Promise<string> {

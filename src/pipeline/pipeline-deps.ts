@@ -35,6 +35,34 @@ export interface StageScheduler {
   requeue(stage: PipelineStage, messageId: string): Promise<void>;
 }
 
+/** A document validation has just validated, with its typed document in memory (still `received` in the store). */
+export interface ValidatedDocument {
+  readonly id: string;
+  /** Its place in arrival order (the message store's `seq`). */
+  readonly seq: number;
+  readonly counterpartyId: string;
+  /** The channel the request came by. */
+  readonly channel: string;
+  readonly externalId: string;
+  readonly metadata: Record<string, unknown>;
+  readonly messageType: string;
+  readonly orderingKey: string;
+  /** The typed document, as the type's `read` gave it (plain JSON data). */
+  readonly document: unknown;
+}
+
+/**
+ * Where a worker process's validation jobs hand their validated documents for apply
+ * without writing them `validated` first (apply-loop.ts). The jobs say which messages
+ * they are working on, so that a document behind one of them waits for it.
+ */
+export interface InMemoryApply {
+  expect(messageIds: readonly string[]): void;
+  settle(messageIds: readonly string[]): void;
+  /** Resolves once the documents are applied (and delivered or queued for delivery) or handed to the apply queue. */
+  submit(documents: readonly ValidatedDocument[]): Promise<void>;
+}
+
 export interface PipelineDeps {
   readonly db: Database;
   readonly catalogue: Catalogue;
@@ -61,4 +89,10 @@ export interface PipelineDeps {
   readonly stopping?: AbortSignal;
   /** What a stage holds for the next in this process (a process that runs the workers); absent: every stage reads the message store. */
   readonly handOff?: HandOff;
+  /**
+   * The process's apply loop, where it runs the workers: validation hands the documents of
+   * types that apply side by side (`concurrentApply`) to it; absent: they are written
+   * `validated` and queued for apply.
+   */
+  readonly applyLoop?: InMemoryApply;
 }

@@ -6,7 +6,7 @@ import { inspectXml } from '../messages/xml-gate.ts';
 import { childOf, type XmlElement } from '../messages/xml-element.ts';
 import { ReportRejected, splitReport } from '../messages/custodian-reporting/report-splitter.ts';
 import { finishRejected, requestNameOf } from './finish-rejected.ts';
-import type { PipelineDeps } from './pipeline-deps.ts';
+import type { PipelineDeps, ValidatedDocument } from './pipeline-deps.ts';
 
 /**
  * Validate: turns a received message's bytes into a typed document, or into a
@@ -17,12 +17,23 @@ import type { PipelineDeps } from './pipeline-deps.ts';
  * Idempotent: a message no longer in `received` is left alone.
  *
  * A job validates a batch: the messages are read in one query, examined one by one,
- * their schemas checked together per document type, the valid ones marked validated
- * in one statement and handed to apply in one call.
- * Gives the messages that failed (a database error in a rejection's transaction),
- * by id; the others are done.
+ * their schemas checked together per document type. In a worker process the valid
+ * documents of types applied side by side go to the process's apply loop with their
+ * typed documents in memory (deps.applyLoop: no `validated` write of their own); the
+ * others are marked validated in one statement and handed to apply in one call.
+ * Gives the messages that failed (a database error in a rejection's transaction, a
+ * failed apply transaction of the loop), by id; the others are done.
  */
 export async function validateMessages(deps: PipelineDeps, messageIds: readonly string[]): Promise<Map<string, unknown>> {
+  deps.applyLoop?.expect(messageIds);
+  try {
+    return await validateBatch(deps, messageIds);
+  } finally {
+    deps.applyLoop?.settle(messageIds);
+  }
+}
+
+async function validateBatch(deps: PipelineDeps, messageIds: readonly string[]): Promise<Map<string, unknown>> {
   const failures = new Map<string, unknown>();
   // The CPU work (parsing, schema validation) runs outside any transaction; the
   // status changes are guarded, so a second run of the same job changes nothing.
@@ -33,6 +44,7 @@ export async function validateMessages(deps: PipelineDeps, messageIds: readonly 
   }));
   const messages = await getMessagesWithRaw(deps.db, messageIds, [...held.keys()]);
   const valid: { id: string; messageType: string; orderingKey: string; documentJson: string }[] = [];
+  const inMemory: ValidatedDocument[] = [];
   const rejected: string[] = [];
   const examined: { message: (typeof messages)[number]; verdict: Verdict | SchemaCheck }[] = [];
   // Validated already: an earlier run of this job died before handing them to apply.
@@ -47,7 +59,14 @@ export async function validateMessages(deps: PipelineDeps, messageIds: readonly 
   for (const [index, { message }] of examined.entries()) {
     const verdict = verdicts[index] as Verdict;
     if (verdict.ok) {
-      valid.push({ id: message.id, messageType: verdict.messageType, orderingKey: verdict.orderingKey, documentJson: JSON.stringify(verdict.document) });
+      // Types applied side by side go to the process's apply loop as they are; the others
+      // (a custodian's report, long to apply) are written validated and queued.
+      if (deps.applyLoop && deps.catalogue.get(verdict.messageType)?.concurrentApply) {
+        const { id, seq, counterpartyId, channel, externalId, metadata } = message;
+        inMemory.push({ id, seq, counterpartyId, channel, externalId, metadata, messageType: verdict.messageType, orderingKey: verdict.orderingKey, document: verdict.document });
+      } else {
+        valid.push({ id: message.id, messageType: verdict.messageType, orderingKey: verdict.orderingKey, documentJson: JSON.stringify(verdict.document) });
+      }
       continue;
     }
     try {
@@ -70,8 +89,14 @@ export async function validateMessages(deps: PipelineDeps, messageIds: readonly 
   const validated = await markValidatedMany(deps.db, valid);
   for (const id of messageIds) deps.handOff?.raw.delete(id);
   for (const { id, documentJson } of valid) if (validated.has(id)) deps.handOff?.documents.set(id, documentJson);
-  await deps.scheduler.enqueue('apply', [...handedOn, ...valid.map((v) => v.id).filter((id) => validated.has(id))]);
-  await deps.scheduler.enqueue('deliver', rejected);
+  await Promise.all([
+    deps.scheduler.enqueue('deliver', rejected),
+    deps.scheduler.enqueue('apply', [...handedOn, ...valid.map((v) => v.id).filter((id) => validated.has(id))]),
+    // A failed apply transaction leaves them received: validated again by their own jobs.
+    inMemory.length > 0 && deps.applyLoop?.submit(inMemory).catch((error: unknown) => {
+      for (const document of inMemory) failures.set(document.id, error);
+    }),
+  ]);
   return failures;
 }
 
