@@ -183,6 +183,8 @@ export interface ScenarioFigures {
   readonly latencyMs: Distribution;
   /** Sustained only: how late drops were against their schedule. */
   readonly dropLagMs: Distribution | undefined;
+  /** Sustained only: the p99 latency of the documents dropped in each second, in order (where a tail comes from). */
+  readonly p99BySecondMs: number[] | undefined;
   readonly foundBySweep: number;
 }
 
@@ -209,8 +211,18 @@ export function figures(run: ScenarioRun): ScenarioFigures {
     wallSeconds: round(wallSeconds, 2),
     latencyMs: distribution(latencies),
     dropLagMs: scheduled ? distribution(Array.from(run.dropped, (t, i) => t - scheduled[i]!)) : undefined,
+    p99BySecondMs: scheduled ? p99BySecond(run, firstDrop) : undefined,
     foundBySweep: run.foundBySweep,
   };
+}
+
+function p99BySecond(run: ScenarioRun, firstDrop: number): number[] {
+  const seconds: number[][] = [];
+  for (let i = 0; i < run.documents.length; i++) {
+    const second = Math.floor((run.dropped[i]! - firstDrop) / 1000);
+    (seconds[second] ??= []).push(run.seen[i]! - run.dropped[i]!);
+  }
+  return Array.from(seconds, (latencies) => distribution(latencies ?? []).p99);
 }
 
 /** Reads up to `size` response files spread over the run; counts those whose header status is Accepted. */

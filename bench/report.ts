@@ -90,6 +90,7 @@ export function formatReport(report: BenchReport): string {
     lines.push(`  responses:         ${f.responses} of ${f.sent}${f.complete ? '' : '  (INCOMPLETE: timed out)'}${f.foundBySweep ? `, ${f.foundBySweep} found only by the final sweep` : ''}`);
     lines.push(`  throughput:        ${f.documentsPerSecond} documents/s end to end (${f.responses} in ${f.wallSeconds} s, first drop to last response)`);
     lines.push(`  latency:           ${ms(f.latencyMs)}`);
+    if (f.p99BySecondMs) lines.push(`  p99 by second:     ${f.p99BySecondMs.join(', ')} ms`);
     if (s.stages) {
       lines.push('  where the time went (gateway timestamps):');
       lines.push(`    pickup (drop → watcher took it):     ${ms(s.stages.pickup)}`);
