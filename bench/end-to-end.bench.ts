@@ -89,11 +89,14 @@ class OutboxWatcher {
  * queue drops behind each other; callers drop in small batches and yield in between
  * so fs.watch events are still handled within a few milliseconds.
  */
-function drop(inbox: string, document: BenchDocument): number {
+function drop(inbox: string, document: BenchDocument, costs: Float64Array, index: number): number {
+  const start = now();
   const temporary = join(inbox, `.${document.name}.part`);
   writeFileSync(temporary, document.bytes);
   renameSync(temporary, join(inbox, document.name));
-  return now();
+  const end = now();
+  costs[index] = end - start;
+  return end;
 }
 
 export type DropPattern = { kind: 'sustained'; rate: number } | { kind: 'burst'; batch: number };
@@ -103,6 +106,8 @@ export interface ScenarioRun {
   readonly dropped: Float64Array;
   readonly scheduled: Float64Array | undefined;
   readonly seen: Float64Array;
+  /** How long each drop (write and rename) took the client, ms: the file system's speed during the scenario. */
+  readonly dropCosts: Float64Array;
   readonly fileNames: readonly (string | undefined)[];
   readonly complete: boolean;
   readonly foundBySweep: number;
@@ -111,16 +116,17 @@ export interface ScenarioRun {
 export async function runScenario(folders: Folders, documents: readonly BenchDocument[], pattern: DropPattern, timeoutMs: number): Promise<ScenarioRun> {
   const watcher = new OutboxWatcher(folders.outbox, documents);
   const dropped = new Float64Array(documents.length).fill(NaN);
+  const dropCosts = new Float64Array(documents.length).fill(NaN);
   let scheduled: Float64Array | undefined;
   try {
     if (pattern.kind === 'sustained') {
       scheduled = new Float64Array(documents.length);
-      await dropOnSchedule(folders.inbox, documents, pattern.rate, dropped, scheduled);
+      await dropOnSchedule(folders.inbox, documents, pattern.rate, dropped, dropCosts, scheduled);
     } else {
-      await dropAsFastAsPossible(folders.inbox, documents, pattern.batch, dropped);
+      await dropAsFastAsPossible(folders.inbox, documents, pattern.batch, dropped, dropCosts);
     }
     const complete = await watcher.waitForAll(timeoutMs);
-    return { documents, dropped, scheduled, seen: watcher.seen, fileNames: watcher.fileNames, complete, foundBySweep: watcher.foundBySweep };
+    return { documents, dropped, scheduled, seen: watcher.seen, dropCosts, fileNames: watcher.fileNames, complete, foundBySweep: watcher.foundBySweep };
   } finally {
     watcher.close();
   }
@@ -130,7 +136,9 @@ export async function runScenario(folders: Folders, documents: readonly BenchDoc
  * Document j is due at start + j / rate. Every 10 ms (on an absolute schedule, so
  * timer drift does not accumulate) the documents that are due are dropped together.
  */
-async function dropOnSchedule(inbox: string, documents: readonly BenchDocument[], rate: number, dropped: Float64Array, scheduled: Float64Array): Promise<void> {
+async function dropOnSchedule(
+  inbox: string, documents: readonly BenchDocument[], rate: number, dropped: Float64Array, costs: Float64Array, scheduled: Float64Array,
+): Promise<void> {
   const tickMs = 10;
   const start = now() + 20;
   for (let j = 0; j < documents.length; j++) scheduled[j] = start + (j * 1000) / rate;
@@ -140,16 +148,16 @@ async function dropOnSchedule(inbox: string, documents: readonly BenchDocument[]
     if (wait > 0) await sleep(wait);
     const at = now();
     while (next < documents.length && scheduled[next]! <= at) {
-      dropped[next] = drop(inbox, documents[next]!);
+      dropped[next] = drop(inbox, documents[next]!, costs, next);
       next++;
     }
   }
 }
 
 /** Drops `batch` documents, lets pending events run, and again, until all are dropped. */
-async function dropAsFastAsPossible(inbox: string, documents: readonly BenchDocument[], batch: number, dropped: Float64Array): Promise<void> {
+async function dropAsFastAsPossible(inbox: string, documents: readonly BenchDocument[], batch: number, dropped: Float64Array, costs: Float64Array): Promise<void> {
   for (let j = 0; j < documents.length; j++) {
-    dropped[j] = drop(inbox, documents[j]!);
+    dropped[j] = drop(inbox, documents[j]!, costs, j);
     if ((j + 1) % batch === 0) await yieldToEvents();
   }
 }
@@ -183,6 +191,8 @@ export interface ScenarioFigures {
   readonly latencyMs: Distribution;
   /** Sustained only: how late drops were against their schedule. */
   readonly dropLagMs: Distribution | undefined;
+  /** What a drop (write and rename) cost the client, µs: several times the usual 60–150 when the file system is slow. */
+  readonly dropCostUs: Distribution;
   /** Sustained only: the p99 latency of the documents dropped in each second, in order (where a tail comes from). */
   readonly p99BySecondMs: number[] | undefined;
   readonly foundBySweep: number;
@@ -211,6 +221,7 @@ export function figures(run: ScenarioRun): ScenarioFigures {
     wallSeconds: round(wallSeconds, 2),
     latencyMs: distribution(latencies),
     dropLagMs: scheduled ? distribution(Array.from(run.dropped, (t, i) => t - scheduled[i]!)) : undefined,
+    dropCostUs: distribution(Array.from(run.dropCosts, (cost) => cost * 1000)),
     p99BySecondMs: scheduled ? p99BySecond(run, firstDrop) : undefined,
     foundBySweep: run.foundBySweep,
   };

@@ -59,4 +59,15 @@ export function markCleanUp(marker: string, dataRoot: string): void {
   }
 }
 
+/** Above this median cost of a client's drop (write and rename of a 2 KB file), µs, the file system was slow. */
+const SLOW_DROP_US = 300;
+
+/** A note after the run when a scenario's drops were slow: the file system, not the gateway, held the figures back. */
+export function slowDropNote(dataRoot: string, scenarios: readonly { name: string; dropCostUs: { p50: number } }[]): string | undefined {
+  const slow = scenarios.filter((scenario) => scenario.dropCostUs.p50 > SLOW_DROP_US);
+  if (slow.length === 0) return undefined;
+  const costs = slow.map((scenario) => `${scenario.name} ${scenario.dropCostUs.p50} µs`).join(', ');
+  return `creating files in ${dataRoot} was slow during this run (the client's median drop: ${costs}; usually 60–150 µs): the gateway's outbox writes were slowed alike, so these figures read low (a file system that has just deleted many files, e.g. after a benchmark's or the test suite's clean-up on ext4 without a journal, is slow like this for minutes)`;
+}
+
 export const cleanUpMarker = (resultsFolder: string) => join(resultsFolder, '.last-clean-up');

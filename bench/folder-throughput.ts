@@ -31,7 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { stageBreakdown } from './breakdown.ts';
 import { CpuSampler } from './cpu-sampler.ts';
-import { cleanUpMarker, fileSystemNote, markCleanUp } from './file-system-note.ts';
+import { cleanUpMarker, fileSystemNote, markCleanUp, slowDropNote } from './file-system-note.ts';
 import { figures, messageCounts, runScenario, sampleResponses, type DropPattern, type Folders } from './end-to-end.bench.ts';
 import { calibrate, formatReport, machine, NOTES, type BenchReport, type ScenarioReport } from './report.ts';
 import {
@@ -180,6 +180,8 @@ async function main(): Promise<void> {
   resources.gateway = undefined;
   if (exit !== 0) failures.push(`the gateway exited with ${exit} on SIGTERM:\n${gateway.output().slice(-4000)}`);
 
+  const slowDrops = slowDropNote(tmpdir(), scenarios.map((s) => ({ name: s.name, dropCostUs: s.figures.dropCostUs })));
+  if (slowDrops) log(`NOTE: ${slowDrops}`);
   const [a, b] = scenarios;
   const targets: BenchReport['targets'] = {};
   if (b) {
@@ -205,7 +207,7 @@ async function main(): Promise<void> {
       database: 'PostgreSQL (fresh database)',
       redis: REDIS_URL,
     },
-    notes: fileSystem ? [...NOTES, fileSystem] : NOTES,
+    notes: [...NOTES, ...[fileSystem, slowDrops].filter((note): note is string => note !== undefined)],
     scenarios,
     gateway: { pid: gateway.pid, peakRssMb: mb(memory.vmHwm), sampledPeakRssMb: mb(memory.sampledPeakRss), rssAtEndMb: mb(memory.lastRss) },
     targets,

@@ -87,6 +87,7 @@ export function formatReport(report: BenchReport): string {
     lines.push(`  offered:           ${typeof s.offeredPerSecond === 'number' ? `${s.offeredPerSecond} documents/s` : s.offeredPerSecond}`);
     lines.push(`  dropped:           ${f.sent} documents at ${f.droppedPerSecond} documents/s (first to last drop)`);
     if (f.dropLagMs) lines.push(`  drop lag vs plan:  ${ms(f.dropLagMs)}`);
+    lines.push(`  drop cost:         p50 ${f.dropCostUs.p50} µs, p99 ${f.dropCostUs.p99} µs a file (the client's write and rename)`);
     lines.push(`  responses:         ${f.responses} of ${f.sent}${f.complete ? '' : '  (INCOMPLETE: timed out)'}${f.foundBySweep ? `, ${f.foundBySweep} found only by the final sweep` : ''}`);
     lines.push(`  throughput:        ${f.documentsPerSecond} documents/s end to end (${f.responses} in ${f.wallSeconds} s, first drop to last response)`);
     lines.push(`  latency:           ${ms(f.latencyMs)}`);
