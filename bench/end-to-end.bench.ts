@@ -191,7 +191,7 @@ export interface ScenarioFigures {
   readonly latencyMs: Distribution;
   /** Sustained only: how late drops were against their schedule. */
   readonly dropLagMs: Distribution | undefined;
-  /** What a drop (write and rename) cost the client, µs: several times the usual 60–150 when the file system is slow. */
+  /** What a drop (write and rename) cost the client, µs: ten times the usual 30–60 when the file system is slow. */
   readonly dropCostUs: Distribution;
   /** Sustained only: the p99 latency of the documents dropped in each second, in order (where a tail comes from). */
   readonly p99BySecondMs: number[] | undefined;

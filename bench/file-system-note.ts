@@ -67,7 +67,7 @@ export function slowDropNote(dataRoot: string, scenarios: readonly { name: strin
   const slow = scenarios.filter((scenario) => scenario.dropCostUs.p50 > SLOW_DROP_US);
   if (slow.length === 0) return undefined;
   const costs = slow.map((scenario) => `${scenario.name} ${scenario.dropCostUs.p50} µs`).join(', ');
-  return `creating files in ${dataRoot} was slow during this run (the client's median drop: ${costs}; usually 60–150 µs): the gateway's outbox writes were slowed alike, so these figures read low (a file system that has just deleted many files, e.g. after a benchmark's or the test suite's clean-up on ext4 without a journal, is slow like this for minutes)`;
+  return `creating files in ${dataRoot} was slow during this run (the client's median drop: ${costs}; usually 30–60 µs on a disk): the gateway's outbox writes were slowed alike, so these figures read low (a file system that has just deleted many files, e.g. after a benchmark's or the test suite's clean-up on ext4 without a journal, is slow like this for minutes)`;
 }
 
 export const cleanUpMarker = (resultsFolder: string) => join(resultsFolder, '.last-clean-up');
