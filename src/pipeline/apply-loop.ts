@@ -27,8 +27,9 @@ import type { InMemoryApply, PipelineDeps, ValidatedDocument } from './pipeline-
  *   `received`, for their validation job to run again.
  *
  * A document behind an older one that a validation job of this process is still
- * validating (`expect`ed) waits here for it; so does one whose key another transaction
- * holds, up to `maxLockWaitMs`. Everything else that cannot go now goes to the queue
+ * validating (`expect`ed), or that was handed to its lane after the round chose its
+ * documents, waits here for it; so does one whose key another transaction holds, up to
+ * `maxLockWaitMs`. Everything else that cannot go now goes to the queue
  * (what decides: apply-round.ts).
  *
  * Lanes: the keys are shared among `lanes` loops by a hash, each with its own
