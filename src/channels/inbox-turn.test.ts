@@ -1,11 +1,25 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { filesThatMayGo, WaitingFiles, type Look } from './inbox-turn.ts';
+import { WaitingFiles, type Look } from './inbox-turn.ts';
 
 const complete = (name: string, mtimeMs: number): Look => ({ name, size: 10, mtimeMs, unchangedSince: 0, dueAt: 0 });
 const writing = (name: string, mtimeMs: number): Look => ({ name, size: 10, mtimeMs, unchangedSince: 0, dueAt: 5_000 });
 const unseen = (name: string): Look => ({ name, size: -1, mtimeMs: 0, unchangedSince: 0, dueAt: 1 });
 const names = (looks: readonly Look[]) => looks.map((look) => look.name);
+
+/** The turn WaitingFiles gives for files reported in this order and looked at as `looks` say (size -1: not looked at yet). */
+function filesThatMayGo(looks: readonly Look[]): Look[] {
+  const files = new WaitingFiles();
+  for (const look of looks) files.add(look.name, 1);
+  const reported = new Map(files.dueBy(1).map((look) => [look.name, look]));
+  for (const look of looks) {
+    if (look.size < 0) continue;
+    const waiting = reported.get(look.name)!;
+    Object.assign(waiting, { size: look.size, mtimeMs: look.mtimeMs, dueAt: look.dueAt });
+    files.looked(waiting);
+  }
+  return files.takeTurn(Infinity);
+}
 
 test('complete files go oldest first, whatever order they were found in', () => {
   assert.deepEqual(names(filesThatMayGo([complete('c', 1002), complete('a', 1000), complete('b', 1001)])), ['a', 'b', 'c']);

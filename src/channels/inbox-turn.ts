@@ -16,18 +16,6 @@ export interface Look {
 }
 
 /**
- * The files of an inbox that may be handed over now, oldest (mtime, then name) first:
- * the complete ones older than every file still being written.
- */
-export function filesThatMayGo(waiting: Iterable<Look>): Look[] {
-  const complete: Look[] = [];
-  const incomplete: Look[] = [];
-  for (const look of waiting) (look.dueAt === 0 ? complete : incomplete).push(look);
-  complete.sort((a, b) => (isOlder(a, b) ? -1 : 1));
-  return olderThanAll(complete, incomplete, Infinity);
-}
-
-/**
  * The files waiting in one inbox: those still to be looked at (just reported, or being
  * written) and those found complete, kept in arrival order as they complete — so a
  * full inbox (a drop of thousands of files) costs each turn the files it takes, not a
@@ -84,7 +72,6 @@ export class WaitingFiles {
     this.#due.delete(look);
     let low = 0;
     let high = this.#complete.length;
-    // Files complete mostly in arrival order: the place is searched from the end.
     while (low < high) {
       const middle = (low + high) >>> 1;
       if (isOlder(look, this.#complete[middle] as Look)) high = middle;
@@ -101,7 +88,11 @@ export class WaitingFiles {
     if (index >= 0) this.#complete.splice(index, 1);
   }
 
-  /** Up to `limit` files that may go now (see filesThatMayGo), taken out of the waiting files. */
+  /**
+   * Up to `limit` files that may go now, oldest (mtime, then name) first: the complete
+   * ones older than every file still to be looked at or still being written. They are
+   * taken out of the waiting files.
+   */
   takeTurn(limit: number): Look[] {
     const turn = olderThanAll(this.#complete, this.#due, limit);
     this.#complete = this.#complete.slice(turn.length);
