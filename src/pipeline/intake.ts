@@ -98,20 +98,11 @@ async function receiveMany(deps: PipelineDeps, envelopes: readonly Envelope[]): 
 function preparePlain(deps: PipelineDeps, envelope: Envelope): Prepared | undefined {
   const { content } = envelope;
   if (!('bytes' in content) || content.bytes.byteLength > deps.limits.maxDocumentBytes) return undefined;
-  const counterparty = deps.counterparties.get(envelope.counterpartyId);
-  if (!counterparty) throw new GatewayError('UNKNOWN_COUNTERPARTY', `"${envelope.counterpartyId}" is not configured.`);
-  const { bytes } = content;
-  return {
-    message: {
-      id: newMessageId(), counterpartyId: counterparty.id, channel: envelope.channel, externalId: envelope.externalId,
-      metadata: envelope.metadata ?? {}, receivedAt: envelope.receivedAt, sha256: sha256(bytes), sizeBytes: bytes.byteLength,
-      raw: bytes, rawLocation: null, status: 'received', errorCode: null, duplicateOf: null,
-    },
-  };
+  return receivedBytes(messageBase(deps, envelope).base, content.bytes);
 }
 
-/** Checks the counterparty, hashes the bytes and builds the message to record; a file over the limit is never read. */
-async function prepare(deps: PipelineDeps, envelope: Envelope): Promise<Prepared> {
+/** The fields every recorded message of the envelope has; refuses an unknown counterparty. */
+function messageBase(deps: PipelineDeps, envelope: Envelope) {
   const counterparty = deps.counterparties.get(envelope.counterpartyId);
   if (!counterparty) {
     throw new GatewayError('UNKNOWN_COUNTERPARTY', `"${envelope.counterpartyId}" is not configured.`);
@@ -124,6 +115,22 @@ async function prepare(deps: PipelineDeps, envelope: Envelope): Promise<Prepared
     metadata: envelope.metadata ?? {},
     receivedAt: envelope.receivedAt,
   };
+  return { counterparty, base };
+}
+
+/** A document whose bytes are in hand, recorded `received` for validation. */
+function receivedBytes(base: ReturnType<typeof messageBase>['base'], bytes: Uint8Array): Prepared {
+  return {
+    message: {
+      ...base, sha256: sha256(bytes), sizeBytes: bytes.byteLength, raw: bytes, rawLocation: null,
+      status: 'received', errorCode: null, duplicateOf: null,
+    },
+  };
+}
+
+/** Checks the counterparty, hashes the bytes and builds the message to record; a file over the limit is never read. */
+async function prepare(deps: PipelineDeps, envelope: Envelope): Promise<Prepared> {
+  const { counterparty, base } = messageBase(deps, envelope);
 
   const report = await storeLargeReport(deps, envelope, base.id, counterparty.role);
   if (report) {
@@ -146,13 +153,7 @@ async function prepare(deps: PipelineDeps, envelope: Envelope): Promise<Prepared
     };
   }
 
-  const bytes = 'bytes' in envelope.content ? envelope.content.bytes : await readFile(envelope.content.path);
-  return {
-    message: {
-      ...base, sha256: sha256(bytes), sizeBytes: bytes.byteLength, raw: bytes, rawLocation: null,
-      status: 'received', errorCode: null, duplicateOf: null,
-    },
-  };
+  return receivedBytes(base, 'bytes' in envelope.content ? envelope.content.bytes : await readFile(envelope.content.path));
 }
 
 /** Records a duplicate or an oversized document together with the response that answers it. */
@@ -229,7 +230,7 @@ function sha256(bytes: Uint8Array): string {
 }
 
 async function sha256OfFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+  const digest = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) digest.update(chunk as Buffer);
+  return digest.digest('hex');
 }
