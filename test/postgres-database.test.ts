@@ -50,4 +50,10 @@ test('a named statement run again, in and out of transactions, answers each time
     const inside = await db.transaction((tx) => tx.query<{ n: number }>('SELECT $1::int + 1 AS n', [round * 10]));
     assert.equal(inside.rows[0]?.n, round * 10 + 1);
   }
+  // On the connection that ran it, the statement is prepared under its name.
+  const prepared = await db.transaction(async (tx) => {
+    await tx.query('SELECT $1::int + 1 AS n', [0]);
+    return tx.query<{ statement: string }>(`SELECT statement FROM pg_prepared_statements WHERE name LIKE 'dg\\_%'`);
+  });
+  assert.ok(prepared.rows.some((row) => row.statement === 'SELECT $1::int + 1 AS n'), JSON.stringify(prepared.rows));
 });
