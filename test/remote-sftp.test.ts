@@ -128,6 +128,8 @@ test('a document fetched from the remote outbox is applied, answered in the remo
   assert.equal(await readFile(fetched, 'utf8'), response);
 
   await waitFor(async () => (await readdir(remote.outbox)).length === 0, 'the remote outbox to be emptied');
+  // The poller records a removal just after the move on the server.
+  await waitFor(async () => (await query(gateway, `SELECT 1 FROM remote_files WHERE removed_at IS NULL`)).length === 0, 'the removal recorded');
   assert.deepEqual(await readdir(remote.archive), [`${message!.id}-fees-sftp-1.xml`]);
   const recorded = await query<{ message_id: string; removed: boolean }>(gateway,
     `SELECT message_id, removed_at IS NOT NULL AS removed FROM remote_files WHERE counterparty_id = 'demo-employer'`);
@@ -230,6 +232,8 @@ test('a restart after intake but before the remote removal does not create a sec
   await mkdir(remote.archive);
   const second = await startGateway(sftpSettings(remote), database);
   await waitFor(async () => (await readdir(remote.outbox)).length === 0, 'both files archived after the restart');
+  // The poller records a removal just after the move on the server.
+  await waitFor(async () => (await query(second, 'SELECT 1 FROM remote_files WHERE removed_at IS NULL')).length === 0, 'both removals recorded');
   const rows = await messagesNamed(second, ['restart-1.xml', 'restart-2.xml']);
   assert.deepEqual(rows.map((m) => [m.external_id, m.duplicate_of]), [['restart-1.xml', null], ['restart-2.xml', null]], 'one message per file');
   assert.deepEqual((await readdir(remote.archive)).sort(), rows.map((m) => `${m.id}-${m.external_id}`).sort());
