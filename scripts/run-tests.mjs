@@ -1,6 +1,8 @@
 // Runs every *.test.ts under src/ and test/ with Node's own test runner.
 // Node 20 has no glob support in `node --test`, so the files are listed here.
 // Usage: npm test [-- <substring> ...]  (only files whose path contains a substring)
+// First it installs and starts what the tests need (scripts/test-services.sh), so the
+// one command passes on a fresh machine; DG_TEST_SERVICES=skip leaves the machine alone.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -16,6 +18,8 @@ if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(2);
 }
+const services = spawnSync('bash', [join(import.meta.dirname, 'test-services.sh')], { stdio: 'inherit' });
+if (services.status !== 0) process.exit(services.status ?? 2);
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=300000', ...files],
