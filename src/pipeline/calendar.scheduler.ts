@@ -17,7 +17,11 @@ import type { Database, Sql } from '../ledger/database.ts';
  *   fire, each job is asked which periods are due by now and the unrecorded ones run,
  *   oldest first;
  * - the cron fire is only a wake-up call: what runs is decided from the clock and
- *   the run log, never from Redis, so losing Redis loses no run.
+ *   the run log, never from Redis, so losing Redis loses no run;
+ * - the schedulers themselves live in Redis, so a Redis that comes back empty has none:
+ *   they are checked when the connection is ready again after a loss and every
+ *   `checkEveryMs`, and when one is missing all are put back and every job catches up
+ *   (the fires missed meanwhile run then).
  */
 
 /** What a calendar job's run is given. */
@@ -57,7 +61,15 @@ export interface CalendarSchedulerOptions {
   readonly jobs: readonly CalendarJob[];
   readonly clock: () => Date;
   readonly log: Logger;
+  /** How often the schedulers are looked for in Redis (put back, with a catch-up, when missing). Default 60 000 ms. */
+  readonly checkEveryMs?: number;
 }
+
+/** Default of `checkEveryMs`: a lost schedule is back within a minute, long before the next fire of any job. */
+export const DEFAULT_SCHEDULE_CHECK_MS = 60_000;
+/** The options of every job a scheduler or a catch-up adds. */
+const FIRE_OPTIONS = { attempts: 3, backoff: { type: 'exponential', delay: 30_000 }, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } } as const;
+const CATCH_UP_OPTIONS = { ...FIRE_OPTIONS, backoff: { type: 'exponential', delay: 5_000 } } as const;
 
 /**
  * Runs the periods of `job` due by `now` that `calendar_runs` does not hold yet.
@@ -91,6 +103,9 @@ export class CalendarScheduler {
   private readonly queue: Queue;
   private worker: Worker | undefined;
   private readonly jobs: ReadonlyMap<string, CalendarJob>;
+  #timer: NodeJS.Timeout | undefined;
+  #checking: Promise<void> = Promise.resolve();
+  #closed = false;
 
   constructor(private readonly options: CalendarSchedulerOptions) {
     this.jobs = new Map(options.jobs.map((job) => [job.name, job]));
@@ -99,20 +114,10 @@ export class CalendarScheduler {
     this.queue.on('error', () => undefined);
   }
 
-  /** Puts the schedulers in place (removing those of jobs no longer registered), starts the worker and queues a catch-up of every job. */
+  /** Puts the schedulers in place (removing those of jobs no longer registered), starts the worker, queues a catch-up of every job and starts watching for lost schedulers. */
   async start(): Promise<void> {
-    const wanted = new Set<string>();
-    for (const job of this.jobs.values()) {
-      for (const [index, pattern] of job.patterns.entries()) {
-        const id = `${job.name}#${index}`;
-        wanted.add(id);
-        await this.queue.upsertJobScheduler(id, { pattern, tz: CALENDAR_TIME_ZONE }, {
-          name: job.name,
-          data: {},
-          opts: { attempts: 3, backoff: { type: 'exponential', delay: 30_000 }, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } },
-        });
-      }
-    }
+    await this.#putSchedulers();
+    const wanted = new Set(this.#schedulerIds());
     for (const scheduler of await this.queue.getJobSchedulers(0, -1)) {
       if (!wanted.has(scheduler.key)) await this.queue.removeJobScheduler(scheduler.key);
     }
@@ -121,9 +126,50 @@ export class CalendarScheduler {
     });
     this.worker.on('error', (error) => this.options.log.warn({ err: error.message }, 'calendar worker problem'));
     this.worker.on('failed', (job, error) => this.options.log.error({ job: job?.name, attempt: job?.attemptsMade, err: error.message }, 'calendar job failed'));
-    await this.queue.addBulk([...this.jobs.keys()].map((name) => ({
-      name, data: { catchUp: true }, opts: { attempts: 3, backoff: { type: 'exponential', delay: 5_000 }, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } },
-    })));
+    await this.#queueCatchUp();
+    this.options.connection.on('ready', this.#onReady);
+    this.#timer = setInterval(() => void this.#check('periodic check'), this.options.checkEveryMs ?? DEFAULT_SCHEDULE_CHECK_MS);
+    this.#timer.unref();
+  }
+
+  /**
+   * Puts every scheduler back, with a catch-up, when one of them is not in Redis.
+   * Checks run one at a time; a failed check (Redis still away) waits for the next.
+   */
+  #check(reason: string): Promise<void> {
+    this.#checking = this.#checking.then(async () => {
+      if (this.#closed) return;
+      try {
+        const present = new Set((await this.queue.getJobSchedulers(0, -1)).map((scheduler) => scheduler.key));
+        const missing = this.#schedulerIds().filter((id) => !present.has(id));
+        if (missing.length === 0) return;
+        await this.#putSchedulers();
+        await this.#queueCatchUp();
+        this.options.log.warn({ reason, missing: missing.length }, 'calendar schedulers were missing from Redis; put back, and every job catches up');
+      } catch (error) {
+        this.options.log.warn({ reason, err: (error as Error).message }, 'calendar schedulers could not be checked; the next check tries again');
+      }
+    });
+    return this.#checking;
+  }
+
+  /** ioredis says ready on every (re)connection; one after a loss may face an empty Redis. */
+  readonly #onReady = (): void => void this.#check('Redis reconnected');
+
+  #schedulerIds(): string[] {
+    return [...this.jobs.values()].flatMap((job) => job.patterns.map((_, index) => `${job.name}#${index}`));
+  }
+
+  async #putSchedulers(): Promise<void> {
+    for (const job of this.jobs.values()) {
+      for (const [index, pattern] of job.patterns.entries()) {
+        await this.queue.upsertJobScheduler(`${job.name}#${index}`, { pattern, tz: CALENDAR_TIME_ZONE }, { name: job.name, data: {}, opts: FIRE_OPTIONS });
+      }
+    }
+  }
+
+  async #queueCatchUp(): Promise<void> {
+    await this.queue.addBulk([...this.jobs.keys()].map((name) => ({ name, data: { catchUp: true }, opts: CATCH_UP_OPTIONS })));
   }
 
   private async process(bullJob: Job): Promise<string[]> {
@@ -137,6 +183,10 @@ export class CalendarScheduler {
 
   /** Lets an active run finish, then closes the worker and the queue; the schedulers stay in Redis. */
   async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    this.options.connection.off('ready', this.#onReady);
+    await this.#checking;
     await this.worker?.close();
     await this.queue.close();
   }
