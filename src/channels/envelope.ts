@@ -20,6 +20,14 @@ export interface Envelope {
   readonly content: { readonly bytes: Uint8Array } | { readonly path: string; readonly setAsidePath: string };
   /** Channel facts kept with the message (file name, reply address …). */
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /**
+   * The bytes are a file (named by the external id) that stays in the sender's inbox
+   * until intake has recorded it and the channel has moved it out, which the channel
+   * reports with `IntakePort.inboxFilesMoved`. Until then, the same file offered again
+   * (same name, size and content) is this delivery, not a re-send: intake records and
+   * answers nothing new for it.
+   */
+  readonly inboxFile?: boolean;
 }
 
 /** Intake's answer, given only after the message is durably recorded. */
@@ -29,6 +37,12 @@ export interface IntakeReceipt {
   readonly status: 'received' | 'duplicate' | 'rejected';
   readonly duplicateOf?: string;
   readonly errorCode?: ErrorCode;
+  /**
+   * An inbox file already recorded as `messageId` whose move out of the inbox was never
+   * recorded (a stop or a failed move in between): nothing new was recorded or answered.
+   * `status` and `errorCode` are those intake gave it then.
+   */
+  readonly recordedBefore?: true;
 }
 
 /** What intake made of one envelope of a batch: its receipt, or why it could not be recorded. */
@@ -44,4 +58,11 @@ export interface IntakePort {
    * one envelope at a time: channels then call `receive` for each, in order.
    */
   receiveMany?(envelopes: readonly Envelope[]): Promise<IntakeOutcome[]>;
+  /** The files of these messages (envelopes with `inboxFile`) have left the inbox. */
+  inboxFilesMoved?(messageIds: readonly string[]): Promise<void>;
+  /**
+   * The file of this message could not be moved out of the inbox. Records it for staff
+   * (an event on the message) the first time; true then, so the channel reports it once.
+   */
+  inboxFileNotMoved?(messageId: string, reason: string): Promise<boolean>;
 }

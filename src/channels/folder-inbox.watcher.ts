@@ -13,6 +13,10 @@ import { counterpartySubfolder, ensureCounterpartyFolders, isTemporaryName, type
  * - Nothing leaves the inbox before intake has durably recorded it: the file is moved
  *   to archive/ (or to its set-aside place in rejected/) only after intake answered.
  *   If intake fails, the file stays and the periodic rescan offers it again.
+ * - A file is answered once: envelopes are marked `inboxFile` and each move is
+ *   reported to intake, so a recorded file found again (a stop before its move, or a
+ *   move that failed) is moved without a second message or answer. A file that cannot
+ *   be moved is reported once and tried again at every rescan.
  * - Temporary names (see `isTemporaryName`) are never taken, and a file is taken only
  *   once its size and mtime have been unchanged for `stableMs`.
  * - The same file is never with intake twice at once; at most `maxInFlight` files are
@@ -265,10 +269,12 @@ export class FolderInboxWatcher {
       const content = this.#readContent(inbox, look);
       if (content === undefined) continue; // gone since it was looked at
       const name = look.name;
-      envelopes.push({ channel: 'folder', counterpartyId: counterparty.id, externalId: name, receivedAt: this.#options.clock(), content, metadata: { fileName: name } });
+      envelopes.push({ channel: 'folder', counterpartyId: counterparty.id, externalId: name, receivedAt: this.#options.clock(), content, metadata: { fileName: name }, inboxFile: true });
     }
     if (envelopes.length === 0) return;
-    const outcomes = await receiveAll(this.#options.intake, envelopes);
+    const { intake } = this.#options;
+    const outcomes = await receiveAll(intake, envelopes);
+    const moved: string[] = [];
     for (const [index, envelope] of envelopes.entries()) {
       const outcome = outcomes[index];
       const path = pathIn(inbox.path, envelope.externalId);
@@ -286,13 +292,25 @@ export class FolderInboxWatcher {
       try {
         renameInto(path, target);
         inbox.moved.add(envelope.externalId);
+        moved.push(receipt.messageId);
       } catch (error) {
-        // Left to the rescan: intake then answers "duplicate" and the file moves.
-        this.#options.log.warn({ err: error, counterpartyId: counterparty.id, path, target }, 'recorded inbox file not moved; the rescan retries');
+        // Left to the rescan, which offers it again: intake knows the file and answers nothing new.
+        await this.#reportNotMoved(receipt.messageId, error, { counterpartyId: counterparty.id, path, target });
         continue;
       }
-      this.#options.log.info({ counterpartyId: counterparty.id, messageId: receipt.messageId, status: receipt.status, target }, 'inbox file taken');
+      this.#options.log.info({ counterpartyId: counterparty.id, messageId: receipt.messageId, status: receipt.status, recordedBefore: receipt.recordedBefore, target }, 'inbox file taken');
     }
+    // Until this is recorded, the same file sent again would be taken for this one: a stop here is the one gap.
+    await intake.inboxFilesMoved?.(moved).catch((error: unknown) =>
+      this.#options.log.warn({ err: error, counterpartyId: counterparty.id, messageIds: moved }, 'moved inbox files, but could not record it'),
+    );
+  }
+
+  /** A recorded file that cannot be moved out of the inbox is reported once (log, and an event on its message for staff). */
+  async #reportNotMoved(messageId: string, error: unknown, where: { counterpartyId: string; path: string; target: string }): Promise<void> {
+    const reason = error instanceof Error ? error.message : String(error);
+    const first = await (this.#options.intake.inboxFileNotMoved?.(messageId, reason) ?? Promise.resolve(true)).catch(() => true);
+    if (first) this.#options.log.error({ err: error, messageId, ...where }, 'recorded inbox file cannot be moved out of the inbox; it is not answered again, and every rescan tries the move again');
   }
 
   /** The file's bytes, or for one over the size limit where it goes instead; undefined when it is gone. */

@@ -22,6 +22,8 @@ export interface NewMessage {
   readonly duplicateOf: string | null;
   readonly metadata: Readonly<Record<string, unknown>>;
   readonly receivedAt: Date;
+  /** A file left in the sender's inbox until it is moved out: also recorded in `inbox_files`. */
+  readonly inboxFile?: boolean;
 }
 
 export interface StoredMessage {
@@ -118,7 +120,9 @@ export async function insertMessage(sql: Sql, message: NewMessage): Promise<bool
        INSERT INTO messages (id, counterparty_id, channel, external_id, sha256, size_bytes, raw, raw_location,
                              status, outcome, error_code, duplicate_of, metadata, received_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-       ON CONFLICT DO NOTHING RETURNING id)
+       ON CONFLICT DO NOTHING RETURNING id),
+     inbox AS (
+       INSERT INTO inbox_files (message_id, counterparty_id, file_name) SELECT id, $2, $4 FROM inserted WHERE $17::boolean)
      INSERT INTO message_events (message_id, status, reason, detail)
      SELECT id, $9, $15, $16 FROM inserted RETURNING message_id`,
     [
@@ -126,6 +130,7 @@ export async function insertMessage(sql: Sql, message: NewMessage): Promise<bool
       message.raw, message.rawLocation, message.status, message.status === 'received' ? null : 'rejected',
       message.errorCode, message.duplicateOf, JSON.stringify(message.metadata), message.receivedAt,
       message.errorCode ?? 'received', JSON.stringify({ channel: message.channel, externalId: message.externalId }),
+      message.inboxFile === true,
     ],
   );
   return rows.length > 0;
@@ -182,6 +187,7 @@ async function insertSmallMessages(sql: Sql, messages: readonly NewMessage[]): P
     const row = {
       ordinality: index, id: m.id, counterparty_id: m.counterpartyId, channel: m.channel, external_id: m.externalId, sha256: m.sha256,
       size_bytes: m.sizeBytes, metadata: m.metadata, received_at: m.receivedAt.toISOString(), raw_from: offset + 1, raw_length: length,
+      inbox_file: m.inboxFile === true,
     };
     offset += length;
     return row;
@@ -191,7 +197,7 @@ async function insertSmallMessages(sql: Sql, messages: readonly NewMessage[]): P
     `WITH input AS (
        SELECT * FROM json_to_recordset($1::json)
               AS i(ordinality int, id text, counterparty_id text, channel text, external_id text, sha256 text, size_bytes bigint,
-                   metadata jsonb, received_at timestamptz, raw_from int, raw_length int)),
+                   metadata jsonb, received_at timestamptz, raw_from int, raw_length int, inbox_file boolean)),
      inserted AS (
        INSERT INTO messages (id, counterparty_id, channel, external_id, sha256, size_bytes, raw, status, metadata, received_at)
        SELECT id, counterparty_id, channel, external_id, sha256, size_bytes, substring($2::bytea FROM raw_from FOR raw_length),
@@ -202,7 +208,10 @@ async function insertSmallMessages(sql: Sql, messages: readonly NewMessage[]): P
        INSERT INTO message_events (message_id, status, reason, detail)
        SELECT i.id, 'received', 'received', jsonb_build_object('channel', i.channel, 'externalId', i.external_id)
          FROM inserted JOIN input i ON i.id = inserted.id
-        ORDER BY i.ordinality)
+        ORDER BY i.ordinality),
+     inbox AS (
+       INSERT INTO inbox_files (message_id, counterparty_id, file_name)
+       SELECT i.id, i.counterparty_id, i.external_id FROM inserted JOIN input i ON i.id = inserted.id WHERE i.inbox_file)
      SELECT count(*)::int AS inserted, CASE WHEN count(*) < $3 THEN array_agg(id) END AS ids FROM inserted`,
     [JSON.stringify(rows), Buffer.concat(messages.map((m) => m.raw as Uint8Array), offset), messages.length],
   );

@@ -6,6 +6,7 @@ import type { Envelope, IntakeOutcome, IntakePort, IntakeReceipt } from '../chan
 import { findOriginal, insertMessage, insertReceivedMessages, isOneStatement, type NewMessage } from '../ledger/messages.repository.ts';
 import { writeRejectionResponse, requestNameOf } from './finish-rejected.ts';
 import { newMessageId } from './message-id.ts';
+import { findRecordedInboxFile, recordInboxFileNotMoved, recordInboxFilesMoved, type RecordedInboxFile } from '../ledger/inbox-files.repository.ts';
 import type { StoredDocument } from '../ledger/document-store.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
@@ -16,6 +17,9 @@ import type { PipelineDeps } from './pipeline-deps.ts';
  *    it answers — the channel acknowledges the sender only after that,
  *  - records a duplicate (same counterparty + external id, or same content) as such,
  *    with a response saying which message it duplicates,
+ *  - records nothing for an inbox file it recorded before whose move out of the inbox
+ *    was never recorded (a stop or a failed move in between): the channel moves it,
+ *    and its sender is answered once,
  *  - keeps a custodian's large report (over limits.maxDocumentBytes, up to
  *    limits.maxReportBytes) in the document store rather than a database row,
  *  - records any other document over the size limit without reading it into memory,
@@ -35,6 +39,8 @@ export function createIntake(deps: PipelineDeps): IntakePort {
       return outcome.receipt;
     },
     receiveMany: (envelopes) => receiveMany(deps, envelopes),
+    inboxFilesMoved: (messageIds) => recordInboxFilesMoved(deps.db, messageIds),
+    inboxFileNotMoved: (messageId, reason) => recordInboxFileNotMoved(deps.db, messageId, reason),
   };
 }
 
@@ -80,7 +86,8 @@ async function receiveMany(deps: PipelineDeps, envelopes: readonly Envelope[]): 
   }
 
   for (const message of fresh) if (message.raw && inserted.has(message.id)) deps.handOff?.raw.set(message.id, message.raw);
-  const receipts = outcomes.flatMap((o) => (o && 'receipt' in o ? [o.receipt] : []));
+  // A file recorded before goes on (or went) its way under its first message: nothing to queue.
+  const receipts = outcomes.flatMap((o) => (o && 'receipt' in o && !o.receipt.recordedBefore ? [o.receipt] : []));
   try {
     await deps.scheduler.enqueue('validate', receipts.filter((r) => r.status === 'received').map((r) => r.messageId));
     await deps.scheduler.enqueue('deliver', receipts.filter((r) => r.status !== 'received').map((r) => r.messageId));
@@ -114,6 +121,7 @@ function messageBase(deps: PipelineDeps, envelope: Envelope) {
     externalId: envelope.externalId,
     metadata: envelope.metadata ?? {},
     receivedAt: envelope.receivedAt,
+    inboxFile: envelope.inboxFile === true,
   };
   return { counterparty, base };
 }
@@ -160,6 +168,11 @@ async function prepare(deps: PipelineDeps, envelope: Envelope): Promise<Prepared
 async function recordWithAnswer(deps: PipelineDeps, message: NewMessage, rejectionText?: string): Promise<IntakeReceipt> {
   const now = deps.clock();
   return deps.db.transaction(async (tx): Promise<IntakeReceipt> => {
+    if (message.inboxFile) {
+      // This very file, offered again because its move out of the inbox was never recorded.
+      const earlier = await findRecordedInboxFile(tx, { counterpartyId: message.counterpartyId, fileName: message.externalId, sha256: message.sha256, sizeBytes: message.sizeBytes });
+      if (earlier) return receiptOfEarlier(earlier);
+    }
     const original = await findOriginal(tx, message.counterpartyId, message.externalId, message.sha256);
     if (original) {
       const duplicate: NewMessage = { ...message, status: 'duplicate', errorCode: 'DUPLICATE_DOCUMENT', duplicateOf: original.id };
@@ -195,6 +208,14 @@ async function recordWithAnswer(deps: PipelineDeps, message: NewMessage, rejecti
     if (error instanceof GatewayError && /concurrent intake/.test(error.message)) return recordWithAnswer(deps, { ...message }, rejectionText);
     throw error;
   });
+}
+
+/** The receipt of an inbox file recorded before, as intake gave it then. */
+function receiptOfEarlier(earlier: RecordedInboxFile): IntakeReceipt {
+  const { messageId, status, errorCode } = earlier;
+  if (status === 'duplicate') return { messageId, status: 'duplicate', errorCode: 'DUPLICATE_DOCUMENT', recordedBefore: true };
+  if (errorCode === 'DOCUMENT_TOO_LARGE') return { messageId, status: 'rejected', errorCode, recordedBefore: true };
+  return { messageId, status: 'received', recordedBefore: true };
 }
 
 /**

@@ -1,0 +1,57 @@
+import type { Sql } from './database.ts';
+import type { MessageStatus } from './messages.repository.ts';
+
+/**
+ * Recorded files still in their sender's inbox (table `inbox_files`, migration 0011).
+ * Intake writes a row with the message of an inbox file (messages.repository, in the
+ * same statement); the channel deletes it once it has moved the file out. Plain
+ * functions taking the database first.
+ */
+
+export interface RecordedInboxFile {
+  readonly messageId: string;
+  readonly status: MessageStatus;
+  readonly errorCode: string | null;
+}
+
+/**
+ * The message this very file was recorded as, when its move out of the inbox was
+ * never recorded: same counterparty and name, same size and content.
+ */
+export async function findRecordedInboxFile(
+  sql: Sql,
+  file: { counterpartyId: string; fileName: string; sha256: string; sizeBytes: number },
+): Promise<RecordedInboxFile | undefined> {
+  const { rows } = await sql.query<{ id: string; status: MessageStatus; error_code: string | null }>(
+    `SELECT m.id, m.status, m.error_code FROM inbox_files f JOIN messages m ON m.id = f.message_id
+      WHERE f.counterparty_id = $1 AND f.file_name = $2 AND m.sha256 = $3 AND m.size_bytes = $4
+      ORDER BY m.seq LIMIT 1`,
+    [file.counterpartyId, file.fileName, file.sha256, file.sizeBytes],
+  );
+  const row = rows[0];
+  return row ? { messageId: row.id, status: row.status, errorCode: row.error_code } : undefined;
+}
+
+/** The files of these messages have left the inbox. */
+export async function recordInboxFilesMoved(sql: Sql, messageIds: readonly string[]): Promise<void> {
+  if (messageIds.length === 0) return;
+  await sql.query('DELETE FROM inbox_files WHERE message_id = ANY($1::text[])', [messageIds]);
+}
+
+/**
+ * Notes that the message's file could not be moved out of the inbox, with an event on
+ * the message for staff. True only the first time, so the failure is reported once.
+ */
+export async function recordInboxFileNotMoved(sql: Sql, messageId: string, reason: string): Promise<boolean> {
+  const { rows } = await sql.query(
+    `WITH noted AS (
+       UPDATE inbox_files SET not_moved_at = now(), not_moved_reason = $2
+        WHERE message_id = $1 AND not_moved_at IS NULL RETURNING message_id)
+     INSERT INTO message_events (message_id, status, reason, detail)
+     SELECT n.message_id, m.status, 'not_moved', jsonb_build_object('error', $2::text)
+       FROM noted n JOIN messages m ON m.id = n.message_id
+     RETURNING message_id`,
+    [messageId, reason],
+  );
+  return rows.length > 0;
+}

@@ -1,0 +1,125 @@
+/**
+ * A folder inbox file is answered once, whatever happens between intake and its move
+ * out of the inbox: a gateway killed in between, or an archive it cannot write to.
+ * The gateway, PostgreSQL, Redis and the folders are real; the fault is a real one too
+ * (the day's archive folder is a regular file, so the move fails as on a full or
+ * read-only archive).
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FolderInboxWatcher } from '../src/channels/folder.channel.ts';
+import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
+import { createTestDatabase, deleteQueues, dropFile, startTestGateway, testSettings, waitFor, FIXED_NOW } from './support/harness.ts';
+import { runCli, writeConfigFile } from './support/processes.ts';
+import { salaryAdjustment, PERSONS } from './support/documents.ts';
+
+const people = [PERSONS.anna, PERSONS.bertil, PERSONS.cecilia];
+const cleanups: Array<() => Promise<unknown>> = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+});
+
+function document(tag: string, index: number): string {
+  return salaryAdjustment({ messageId: `${tag}-${index}` }, [{ pin: people[index % people.length]!, date: '2026-12-01', salary: `${410_000 + index}.00` }]);
+}
+
+/** The day's archive folder made a regular file: every move into it fails. */
+async function blockArchive(folder: string, days: readonly Date[]): Promise<() => Promise<void>> {
+  const paths = days.map((day) => join(folder, 'archive', day.toISOString().slice(0, 10)));
+  for (const path of paths) await writeFile(path, 'not a folder');
+  return async () => {
+    for (const path of paths) await rm(path, { force: true });
+  };
+}
+
+const xmlFiles = async (folder: string) => (await readdir(folder)).filter((name) => name.endsWith('.xml'));
+
+test('a gateway killed after intake but before the archive move answers each document once after its restart', async () => {
+  const database = await createTestDatabase();
+  const dataDir = await mkdtemp(join(tmpdir(), 'dg-inbox-kill-'));
+  const settings = testSettings(dataDir, { databaseUrl: database.url, logLevel: 'warn' });
+  cleanups.push(() => database.drop(), () => rm(dataDir, { recursive: true, force: true }), () => deleteQueues(settings.queuePrefix as string));
+  const configFile = await writeConfigFile(dataDir, settings);
+  await writeFile(join(dataDir, '.demo-sample-dropped'), ''); // no sample document among the test's
+  const folder = join(dataDir, 'counterparties', 'demo-employer');
+  const inbox = join(folder, 'inbox');
+  const outbox = join(folder, 'outbox');
+  const db = openPostgresDatabase({ url: database.url, max: 1 });
+  cleanups.push(() => db.close());
+  const count = async (sql: string) => Number((await db.query<{ n: string }>(sql)).rows[0]!.n);
+
+  // The first gateway records and answers the documents; their move fails, and it is killed.
+  let gateway = runCli(['start', '--config', configFile]);
+  cleanups.push(async () => gateway.child.kill('SIGKILL'));
+  await waitFor(async () => (await readdir(folder).catch(() => [])).includes('archive'), 'the gateway to create its folders', 30_000);
+  const today = new Date();
+  const unblock = await blockArchive(folder, [today, new Date(today.getTime() + 86_400_000)]);
+  const documents = 5;
+  for (let index = 0; index < documents; index += 1) await dropFile(inbox, `kill-${index}.xml`, document('KILL', index));
+  await waitFor(async () => (await xmlFiles(outbox).catch(() => [])).length >= documents || gateway.child.exitCode !== null, 'every document answered', 30_000);
+  assert.equal(gateway.child.exitCode, null, `gateway exited early:\n${gateway.output()}`);
+  gateway.child.kill('SIGKILL');
+  assert.equal(await gateway.exited, 'SIGKILL');
+  assert.equal((await xmlFiles(inbox)).length, documents, 'the recorded files are still in the inbox');
+
+  // Restarted with a writable archive: the files move, and nobody is answered again.
+  await unblock();
+  gateway = runCli(['start', '--config', configFile]);
+  await waitFor(async () => (await xmlFiles(inbox)).length === 0, 'the inbox to empty', 30_000);
+  await waitFor(async () => (await count(`SELECT count(*)::text AS n FROM inbox_files`)) === 0, 'the moves to be recorded');
+  await waitFor(async () => (await count(`SELECT count(*)::text AS n FROM messages WHERE status = 'applied'`)) === documents, 'every document applied', 30_000);
+  await sleep(500); // an answer the restart wrongly gave would be delivered by now
+  gateway.child.kill('SIGTERM');
+  await gateway.exited;
+
+  assert.equal(await count(`SELECT count(*)::text AS n FROM messages`), documents, 'one message per document');
+  const answers = await xmlFiles(outbox);
+  assert.equal(answers.length, documents, `one answer per document: ${answers.join(', ')}`);
+  assert.ok(answers.every((name) => name.endsWith('.SalaryAdjustmentResponse.xml')), answers.join(', '));
+  const archived = (await readdir(join(folder, 'archive'), { recursive: true })).filter((name) => String(name).endsWith('.xml'));
+  assert.equal(archived.length, documents, 'every file archived');
+});
+
+test('a file that cannot be archived is answered once and reported once across rescans; once the archive is writable it moves, and a re-send after that is a duplicate', async (t) => {
+  const gateway = await startTestGateway({ roles: ['worker'] });
+  cleanups.push(() => gateway.destroy());
+  const folder = join(gateway.inbox('demo-employer'), '..');
+  const unblock = await blockArchive(folder, [FIXED_NOW]);
+  const errors: { messageId?: string }[] = [];
+  const watcher = new FolderInboxWatcher({
+    counterparties: [{ id: 'demo-employer', folder }], intake: gateway.intake, maxDocumentBytes: 1 << 20,
+    stableMs: 50, pollIntervalMs: 25, rescanEveryMs: 100, clock: () => FIXED_NOW,
+    log: { info() {}, warn() {}, error: (obj) => errors.push(obj as { messageId?: string }) },
+  });
+  t.after(() => watcher.stop());
+  await watcher.start();
+  const db = gateway.deps.db;
+  const count = async (sql: string) => Number((await db.query<{ n: string }>(sql)).rows[0]!.n);
+
+  const documents = 3;
+  for (let index = 0; index < documents; index += 1) await dropFile(gateway.inbox('demo-employer'), `stuck-${index}.xml`, document('STUCK', index));
+  await waitFor(async () => (await xmlFiles(gateway.outbox('demo-employer'))).length >= documents, 'every document answered');
+  await sleep(1500); // some fifteen rescans, each offering the files again
+
+  assert.equal(await count(`SELECT count(*)::text AS n FROM messages`), documents, 'no message recorded again');
+  assert.equal((await xmlFiles(gateway.outbox('demo-employer'))).length, documents, 'no answer given again');
+  assert.equal((await xmlFiles(gateway.inbox('demo-employer'))).length, documents, 'the files are still in the inbox');
+  assert.equal(errors.length, documents, 'each unmovable file reported once');
+  assert.equal(new Set(errors.map((e) => e.messageId)).size, documents);
+  assert.equal(await count(`SELECT count(*)::text AS n FROM message_events WHERE reason = 'not_moved'`), documents, 'one event per file for staff');
+
+  await unblock();
+  await waitFor(async () => (await xmlFiles(gateway.inbox('demo-employer'))).length === 0, 'the inbox to empty');
+  await waitFor(async () => (await count(`SELECT count(*)::text AS n FROM inbox_files`)) === 0, 'the moves to be recorded');
+  assert.equal((await xmlFiles(gateway.outbox('demo-employer'))).length, documents, 'still one answer per document');
+
+  // The same file sent again after its move is a re-send: recorded and answered as a duplicate.
+  await dropFile(gateway.inbox('demo-employer'), 'stuck-0.xml', document('STUCK', 0));
+  await waitFor(async () => (await count(`SELECT count(*)::text AS n FROM messages WHERE status = 'duplicate'`)) === 1, 'the re-send recorded as a duplicate');
+  await waitFor(async () => (await xmlFiles(gateway.outbox('demo-employer'))).length === documents + 1, 'the re-send answered');
+  await waitFor(async () => (await xmlFiles(gateway.inbox('demo-employer'))).length === 0, 'the re-send moved');
+});
