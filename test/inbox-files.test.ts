@@ -55,12 +55,12 @@ test('a gateway killed after intake but before the archive move answers each doc
   // The first gateway records and answers the documents; their move fails, and it is killed.
   let gateway = runCli(['start', '--config', configFile]);
   cleanups.push(async () => gateway.child.kill('SIGKILL'));
-  await waitFor(async () => (await readdir(folder).catch(() => [])).includes('archive'), 'the gateway to create its folders', 30_000);
+  await waitFor(async () => (await readdir(folder).catch((): string[] => [])).includes('archive'), 'the gateway to create its folders', 30_000);
   const today = new Date();
   const unblock = await blockArchive(folder, [today, new Date(today.getTime() + 86_400_000)]);
   const documents = 5;
   for (let index = 0; index < documents; index += 1) await dropFile(inbox, `kill-${index}.xml`, document('KILL', index));
-  await waitFor(async () => (await xmlFiles(outbox).catch(() => [])).length >= documents || gateway.child.exitCode !== null, 'every document answered', 30_000);
+  await waitFor(async () => (await xmlFiles(outbox).catch((): string[] => [])).length >= documents || gateway.child.exitCode !== null, 'every document answered', 30_000);
   assert.equal(gateway.child.exitCode, null, `gateway exited early:\n${gateway.output()}`);
   gateway.child.kill('SIGKILL');
   assert.equal(await gateway.exited, 'SIGKILL');
