@@ -33,8 +33,14 @@ export function openPostgresDatabase(options: PostgresDatabaseOptions): Database
   // A busy pool makes callers wait for a client; only a server that does not answer
   // within the timeout is an error (a refused connection fails at once anyway).
   const pool = new pg.Pool({ connectionString: options.url, max: options.max ?? 20, connectionTimeoutMillis: 30_000 });
-  // An idle client losing its server must not crash the process; the next query reports it.
-  pool.on('error', () => undefined);
+  // A connection losing its server (PostgreSQL restarting, a network cut) emits 'error'
+  // on its client. The pool listens only while a client is idle; a client checked out for
+  // a transaction or a COPY would take the process down with it. So every client gets a
+  // listener of its own for its whole life: the statement in flight fails by itself (as
+  // DATABASE_UNAVAILABLE, retried by its stage), the broken client is dropped when it is
+  // released, and the next statement opens a new connection.
+  pool.on('connect', (client) => client.on('error', ignoreLostConnection));
+  pool.on('error', ignoreLostConnection);
 
   const statements = new StatementNames();
   async function query<Row>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) {
@@ -94,6 +100,9 @@ export function openPostgresDatabase(options: PostgresDatabaseOptions): Database
     close: () => pool.end(),
   };
 }
+
+/** The statement in flight, if any, reports a lost connection; the client itself needs no more. */
+function ignoreLostConnection(): void {}
 
 /**
  * An array parameter as PostgreSQL's array literal, for arrays of strings or of numbers
