@@ -2,7 +2,9 @@ import { GatewayError } from '../../core/gateway-error.ts';
 import type { Sql } from '../../ledger/database.ts';
 import { formatOre, oreOf, toOre } from './custodian-report.ts';
 import { streamedReportType, type AcceptedAccount, type ReportKind, type ReportLoad } from './report-ingestion.ts';
-import { decodeReferences, type RecordView } from './record-view.ts';
+import type { RecordReader } from './record-reader.ts';
+import type { ReportRecord } from './report-splitter.ts';
+import { childrenOf, optionalTextOf, textOf } from '../xml-element.ts';
 
 /**
  * Holdings: a custodian's daily report of each custody account's positions and cash.
@@ -28,62 +30,91 @@ const holdingsKind: ReportKind<AccountValue> = {
 };
 
 /**
- * One pass over a schema-valid account: the schema fixes the order Isin, Quantity,
- * MarketValue, InstrumentCurrency?, so one pattern reads a whole position.
+ * Reads a schema-valid account's positions. A plain record (nearly every one) is read
+ * with one pattern per position — the schema fixes the order Isin, Quantity,
+ * MarketValue, InstrumentCurrency? — that accepts only our namespace's prefixes;
+ * anything else, or a plain record the pattern does not read whole, is read with saxes.
  */
-const P = '(?:[A-Za-z_][\\w.-]*:)?';
-const field = (name: string) => `<${P}${name}(?:\\s[^>]*)?>([^<]*)</${P}${name}\\s*>\\s*`;
-const POSITION = new RegExp(
-  `<${P}Position(?:\\s[^>]*)?>\\s*${field('Isin')}${field('Quantity')}${field('MarketValue')}(?:${field('InstrumentCurrency')})?</${P}Position\\s*>`,
-  'g',
-);
-
-function readHoldingsAccount(account: RecordView, { report, messageId }: ReportLoad) {
-  const accountNumber = account.value('AccountNumber') ?? '';
-  const seen = new Set<string>();
-  // Summed as a number while that is exact (below 2^53 öre), as a bigint beyond: BigInt per position is slow.
-  let sumOre = 0;
-  let bigSumOre: bigint | undefined;
-  let rows = '';
-  let count = 0;
-  const text = account.text;
-  POSITION.lastIndex = 0;
-  for (let match = POSITION.exec(text); match; match = POSITION.exec(text)) {
-    const isin = clean(match[1]);
-    if (seen.has(isin)) {
-      const line = account.line + (text.slice(0, match.index).match(/\n/g)?.length ?? 0);
-      return { rejection: { code: 'POSITION_DUPLICATE' as const, text: `Account ${accountNumber} reports ${isin} more than once (again on line ${line}).` } };
-    }
-    seen.add(isin);
-    const marketValue = clean(match[3]);
-    if (bigSumOre === undefined) {
-      const next = sumOre + oreOf(marketValue);
-      if (Number.isSafeInteger(next)) sumOre = next;
-      else bigSumOre = BigInt(sumOre) + toOre(marketValue);
-    } else {
-      bigSumOre += toOre(marketValue);
-    }
-    rows += `${accountNumber}\t${report.asOfDate}\t${isin}\t${clean(match[2])}\t${marketValue}\t${match[4] === undefined ? 'SEK' : clean(match[4])}\t${messageId}\n`;
-    count += 1;
+export function readHoldingsAccount(record: ReportRecord, reader: RecordReader, load: ReportLoad) {
+  if (reader.plain(record.text)) {
+    const read = readPlainAccount(record, reader, load);
+    if (read) return read;
   }
-  // The record is schema-valid, so every position must have been read; fewer would load
-  // part of an account silently. Fail loudly instead: the message goes dead for staff to see.
-  const expected = text.match(POSITION_START)?.length ?? 0;
-  if (count !== expected) {
-    throw new GatewayError('INTERNAL_ERROR', `Read ${count} of the ${expected} positions of account ${accountNumber} (line ${account.line}); the layout is not one the reader knows.`);
-  }
-  return {
-    rows: { rows, count },
-    facts: { cashOre: toOre(account.value('Cash') ?? '0'), positionsOre: bigSumOre ?? BigInt(sumOre), positions: count },
-  };
+  return readAccountTree(record, reader, load);
 }
 
-const POSITION_START = new RegExp(`<${P}Position[\\s>]`, 'g');
+function readPlainAccount({ text, line }: ReportRecord, reader: RecordReader, load: ReportLoad) {
+  const field = (name: string) => `${reader.tagPattern(name)}(?:\\s[^>]*)?>([^<]*)</[^>]*>\\s*`;
+  const position = reader.pattern('holdings:position', () => new RegExp(
+    `${reader.tagPattern('Position')}(?:\\s[^>]*)?>\\s*${field('Isin')}${field('Quantity')}${field('MarketValue')}(?:${field('InstrumentCurrency')})?</[^>]*>`,
+    'g',
+  ));
+  const account = new AccountPositions(reader.plainValue(text, 'AccountNumber') ?? '', load);
+  for (let match = position.exec(text); match; match = position.exec(text)) {
+    const at = () => line + countNewlines(text, match.index);
+    const duplicate = account.add(match[1] ?? '', match[2] ?? '', match[3] ?? '', match[4], at);
+    if (duplicate) return duplicate;
+  }
+  // Every position must have been read; fewer would load part of an account silently.
+  const expected = text.match(reader.pattern('holdings:start', () => new RegExp(`${reader.tagPattern('Position')}[\\s>/]`, 'g')))?.length ?? 0;
+  return account.count === expected ? account.result(reader.plainValue(text, 'Cash')) : undefined;
+}
 
-/** A field's text: trimmed, and character references decoded (rare in these fields). */
-function clean(value: string | undefined): string {
-  const text = (value ?? '').trim();
-  return text.includes('&') ? decodeReferences(text) : text;
+function readAccountTree({ text, line }: ReportRecord, reader: RecordReader, load: ReportLoad) {
+  const tree = reader.tree(text, line);
+  if (!tree) throw new GatewayError('INTERNAL_ERROR', `The record on line ${line} is not an account of the report's namespace, though the schema accepted it.`);
+  const account = new AccountPositions(optionalTextOf(tree, 'AccountNumber') ?? '', load);
+  for (const position of childrenOf(tree, 'Position')) {
+    const duplicate = account.add(textOf(position, 'Isin'), textOf(position, 'Quantity'), textOf(position, 'MarketValue'), optionalTextOf(position, 'InstrumentCurrency'), () => position.line);
+    if (duplicate) return duplicate;
+  }
+  return account.result(optionalTextOf(tree, 'Cash'));
+}
+
+/** One account's positions as COPY rows, with their sum. */
+class AccountPositions {
+  rows = '';
+  count = 0;
+  readonly #seen = new Set<string>();
+  // Summed as a number while that is exact (below 2^53 öre), as a bigint beyond: BigInt per position is slow.
+  #sumOre = 0;
+  #bigSumOre: bigint | undefined;
+
+  constructor(readonly accountNumber: string, readonly load: ReportLoad) {}
+
+  /** Adds a position; gives the account's rejection when its ISIN came before. */
+  add(isinText: string, quantity: string, marketValueText: string, currency: string | undefined, line: () => number) {
+    const isin = isinText.trim();
+    if (this.#seen.has(isin)) {
+      return { rejection: { code: 'POSITION_DUPLICATE' as const, text: `Account ${this.accountNumber} reports ${isin} more than once (again on line ${line()}).` } };
+    }
+    this.#seen.add(isin);
+    const marketValue = marketValueText.trim();
+    if (this.#bigSumOre === undefined) {
+      const next = this.#sumOre + oreOf(marketValue);
+      if (Number.isSafeInteger(next)) this.#sumOre = next;
+      else this.#bigSumOre = BigInt(this.#sumOre) + toOre(marketValue);
+    } else {
+      this.#bigSumOre += toOre(marketValue);
+    }
+    const { report, messageId } = this.load;
+    this.rows += `${this.accountNumber}\t${report.asOfDate}\t${isin}\t${quantity.trim()}\t${marketValue}\t${currency?.trim() || 'SEK'}\t${messageId}\n`;
+    this.count += 1;
+    return undefined;
+  }
+
+  result(cash: string | undefined) {
+    return {
+      rows: { rows: this.rows, count: this.count },
+      facts: { cashOre: toOre(cash?.trim() || '0'), positionsOre: this.#bigSumOre ?? BigInt(this.#sumOre), positions: this.count },
+    };
+  }
+}
+
+function countNewlines(text: string, to: number): number {
+  let count = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < to; i = text.indexOf('\n', i + 1)) count += 1;
+  return count;
 }
 
 async function storeValuations(tx: Sql, { report, messageId }: ReportLoad, accounts: readonly AcceptedAccount<AccountValue>[], copied: number): Promise<number> {

@@ -4,7 +4,8 @@ import { recordReportArrival } from '../../ledger/report-deadlines.repository.ts
 import type { ApplyContext, ApplyOutcome, DocumentErrorOutcome, MessageType, RejectedAccount } from '../message-type.ts';
 import type { BatchVerdict } from './report-batch.validator.ts';
 import { ReportRejected, splitReport, type ReportPreamble, type ReportRecord } from './report-splitter.ts';
-import { RecordView } from './record-view.ts';
+import { RecordReader } from './record-reader.ts';
+import { optionalTextOf } from '../xml-element.ts';
 import { custodianOrderingKey, readCustodianReport, type CustodianReport } from './custodian-report.ts';
 
 /**
@@ -47,7 +48,7 @@ export interface ReportKind<Facts> {
   /** `COPY … FROM STDIN` statement the accepted accounts' rows go to. */
   readonly copyStatement: string;
   /** Checks one schema-valid account beyond its schema and gives its rows, or why it is rejected. */
-  readAccount(account: RecordView, load: ReportLoad): { rejection: { code: ErrorCode; text: string } } | { rows: AccountRows; facts: Facts };
+  readAccount(record: ReportRecord, reader: RecordReader, load: ReportLoad): { rejection: { code: ErrorCode; text: string } } | { rows: AccountRows; facts: Facts };
   /** The set-based apply after the COPY; gives how many records it loaded. */
   finish(tx: Sql, load: ReportLoad, accounts: readonly AcceptedAccount<Facts>[], copied: number): Promise<number>;
 }
@@ -125,6 +126,8 @@ class Load<Facts> {
   readonly documentErrors: DocumentErrorOutcome[] = [];
   received = 0;
   bytesRead = 0;
+  /** Reads the records with the namespaces of the root's start tag; made when the preamble arrives. */
+  #reader: RecordReader | undefined;
   records = 0;
   readonly #seen = new Set<string>();
 
@@ -158,6 +161,7 @@ class Load<Facts> {
     for await (const chunk of splitReport(bytes, { recordName: RECORD_NAME, maxDepth: this.context.maxXmlDepth })) {
       if (chunk.kind === 'preamble') {
         preamble = chunk.preamble;
+        this.#reader = RecordReader.forRoot(preamble.rootStartTag, preamble.rootQName);
         const verdict = await validator.validate(this.kind.name, preamble, [], RECORD_NAME);
         if (verdict.preambleErrors.length > 0) {
           this.documentErrors.push(...verdict.preambleErrors.map((e) => ({ code: 'SCHEMA_VIOLATION' as const, ...e })));
@@ -186,12 +190,13 @@ class Load<Facts> {
   /** Decides each account of a validated batch; gives the COPY text of the accepted ones. */
   #decide(batch: readonly ReportRecord[], verdict: BatchVerdict): string {
     const out: string[] = [];
+    const reader = this.#reader;
+    if (!reader) throw new Error('Records were decided before the preamble arrived.');
     batch.forEach((record, index) => {
       this.received += 1;
-      const view = new RecordView(record.text, record.line);
-      const accountNumber = view.value('AccountNumber') || '(no AccountNumber)';
-      const reject = (code: ErrorCode, text: string): void => void this.rejected.push({ accountNumber, code, text, line: record.line });
       const errors = verdict.recordErrors.get(index);
+      const accountNumber = accountNumberOf(record, reader, errors !== undefined) || '(no AccountNumber)';
+      const reject = (code: ErrorCode, text: string): void => void this.rejected.push({ accountNumber, code, text, line: record.line });
       if (errors) {
         const quoted = errors.slice(0, ERRORS_PER_ACCOUNT).map((e) => (e.line ? `line ${e.line}: ${e.text}` : e.text));
         const more = errors.length > ERRORS_PER_ACCOUNT ? ` (and ${errors.length - ERRORS_PER_ACCOUNT} more)` : '';
@@ -200,7 +205,7 @@ class Load<Facts> {
       if (this.#seen.has(accountNumber)) return reject('ACCOUNT_REPORTED_TWICE', `Account ${accountNumber} appears earlier in the report; this occurrence was not loaded.`);
       this.#seen.add(accountNumber);
       if (!this.known.has(accountNumber)) return reject('CUSTODY_ACCOUNT_UNKNOWN', `Account ${accountNumber} is not a custody account the insurer holds with you.`);
-      const result = this.kind.readAccount(view, { report: this.report, messageId: this.context.messageId });
+      const result = this.kind.readAccount(record, reader, { report: this.report, messageId: this.context.messageId });
       if ('rejection' in result) return reject(result.rejection.code, result.rejection.text);
       this.accepted.push({ accountNumber, facts: result.facts });
       this.records += result.rows.count;
@@ -209,6 +214,13 @@ class Load<Facts> {
     });
     return out.join('');
   }
+}
+
+/** The record's AccountNumber; of a record already rejected, what can be read of it. */
+function accountNumberOf(record: ReportRecord, reader: RecordReader, rejected: boolean): string | undefined {
+  if (reader.plain(record.text)) return reader.plainValue(record.text, 'AccountNumber');
+  const tree = reader.tree(record.text, record.line, { lenient: rejected });
+  return tree && optionalTextOf(tree, 'AccountNumber');
 }
 
 async function* countingBytes(source: AsyncIterable<Uint8Array>, load: { bytesRead: number }): AsyncGenerator<Uint8Array> {

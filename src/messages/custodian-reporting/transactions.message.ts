@@ -1,6 +1,9 @@
 import type { Sql } from '../../ledger/database.ts';
 import { streamedReportType, type ReportKind, type ReportLoad } from './report-ingestion.ts';
-import type { RecordView } from './record-view.ts';
+import { GatewayError } from '../../core/gateway-error.ts';
+import { childOf, childrenOf, optionalTextOf } from '../xml-element.ts';
+import type { RecordReader } from './record-reader.ts';
+import type { ReportRecord } from './report-splitter.ts';
 
 /**
  * Transactions: a custodian's daily report of what happened in each custody account.
@@ -23,21 +26,25 @@ const transactionsKind: ReportKind<null> = {
   finish: insertNewTransactions,
 };
 
-function readTransactionsAccount(account: RecordView, { messageId }: ReportLoad) {
-  const accountNumber = account.value('AccountNumber') ?? '';
+/** Read with saxes: a day's transactions of an account are few, so no pattern is needed. */
+export function readTransactionsAccount({ text, line }: ReportRecord, reader: RecordReader, { messageId }: ReportLoad) {
+  const account = reader.tree(text, line);
+  if (!account) throw new GatewayError('INTERNAL_ERROR', `The record on line ${line} is not an account of the report's namespace, though the schema accepted it.`);
+  const accountNumber = optionalTextOf(account, 'AccountNumber') ?? '';
   const seen = new Set<string>();
   let rows = '';
-  const transactions = account.all('Transaction');
+  const transactions = childrenOf(account, 'Transaction');
   for (const transaction of transactions) {
-    const id = transaction.value('TransactionId') ?? '';
+    const id = optionalTextOf(transaction, 'TransactionId') ?? '';
     if (seen.has(id)) {
       return { rejection: { code: 'TRANSACTION_ID_DUPLICATE' as const, text: `Account ${accountNumber} has TransactionId ${id} more than once (again on line ${transaction.line}).` } };
     }
     seen.add(id);
+    const value = (name: string) => optionalTextOf(transaction, name);
     rows += [
-      accountNumber, id, transaction.value('Type'), transaction.value('TradeDate'), transaction.value('SettlementDate'),
-      transaction.value('Isin') ?? '\\N', transaction.value('Quantity') ?? '\\N',
-      transaction.value('Amount') ?? '0', transaction.attribute('Amount', 'currency') ?? 'SEK', messageId,
+      accountNumber, id, value('Type'), value('TradeDate'), value('SettlementDate'),
+      value('Isin') ?? '\\N', value('Quantity') ?? '\\N',
+      value('Amount') ?? '0', childOf(transaction, 'Amount')?.attrs.currency ?? 'SEK', messageId,
     ].join('\t') + '\n';
   }
   return { rows: { rows, count: transactions.length }, facts: null };
