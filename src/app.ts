@@ -13,7 +13,7 @@ import type { MailSender } from './channels/mail/mail-sender.ts';
 import { MailOutbox } from './channels/mail/mail.outbox.ts';
 import { buildSenderDirectory } from './channels/mail/mail-attachments.ts';
 import { recordSetAsideMail } from './ledger/mail-set-aside.repository.ts';
-import { FolderInboxWatcher, FolderOutbox, ensureCounterpartyFolders, type FolderCounterparty } from './channels/folder.channel.ts';
+import { FolderInboxWatcher, FolderOutbox, ensureCounterpartyFolders, startOutboxSweeper, type FolderCounterparty } from './channels/folder.channel.ts';
 import { remoteFilesOf } from './ledger/remote-files.repository.ts';
 import type { Database } from './ledger/database.ts';
 import { migrate } from './ledger/migrate.ts';
@@ -155,6 +155,11 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
     const intake = createIntake(deps);
 
     if (queues && redis && options.roles.includes('worker')) startWorkers(config, deps, redis, closers);
+    if (options.roles.includes('worker')) {
+      // Temporary files of deliveries a kill cut short: removed at start and every few minutes.
+      const stopSweeper = startOutboxSweeper({ counterparties: folderList, log });
+      closers.push(() => stopSweeper());
+    }
     if (redis && options.roles.includes('worker')) {
       const calendar = new CalendarScheduler({
         connection: redis, prefix: config.queuePrefix, db, clock: deps.clock, log,

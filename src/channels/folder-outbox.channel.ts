@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fdatasync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fdatasync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, sep } from 'node:path';
 import { GatewayError } from '../core/gateway-error.ts';
@@ -15,8 +15,12 @@ import type { DeliveryOutcome, OutboundChannel, OutgoingDocument } from './outbo
  *   `.tmp` file (which readers, and our own inbox watcher, ignore), flushed to disk,
  *   then renamed onto the final name in one atomic step; the folder is synced after.
  * - Delivery is at-least-once with a deterministic name: a repeat replaces the same
- *   file, it never adds a second one.
- * - A failed delivery leaves no temporary file behind and is DELIVERY_FAILED.
+ *   file, it never adds a second one; a repeat that finds the file still in place with
+ *   the same bytes (delivered, then the process stopped before recording it) leaves it
+ *   untouched, so the counterparty sees no second write.
+ * - A failed delivery leaves no temporary file behind and is DELIVERY_FAILED; one cut
+ *   short by a kill leaves its temporary file, which `removeStaleTemporaries`
+ *   (folder-outbox.sweeper.ts) removes later by its name (`TEMPORARY_NAME`).
  *
  * Cost: a batch (`deliverMany`) writes its files with synchronous calls, flushes them
  * side by side on the thread pool (the file system commits them together), renames them
@@ -41,18 +45,24 @@ export class FolderOutbox implements OutboundChannel {
   async deliverMany(documents: readonly OutgoingDocument[]): Promise<DeliveryOutcome[]> {
     const outcomes: DeliveryOutcome[] = [];
     const written: { index: number; fd: number; temporary: string; target: string; outbox: string }[] = [];
+    const synced = new Set<string>();
     for (const [index, document] of documents.entries()) {
       try {
         const { outbox, target } = this.#placeOf(document);
-        const temporary = `${outbox}${sep}.${document.fileName}.${temporaryTag()}.tmp`;
-        written.push({ index, fd: writeTemporary(outbox, temporary, document.body), temporary, target, outbox });
+        const bytes = Buffer.from(document.body, 'utf8');
         outcomes[index] = { target };
+        if (holdsBytes(target, bytes)) {
+          // Its rename may not have been made durable before the stop: sync the folder all the same.
+          synced.add(outbox);
+          continue;
+        }
+        const temporary = `${outbox}${sep}.${document.fileName}.${temporaryTag()}.tmp`;
+        written.push({ index, fd: writeTemporary(outbox, temporary, bytes), temporary, target, outbox });
       } catch (error) {
         outcomes[index] = { error: failed(document, error) };
       }
     }
     const flushed = await Promise.all(written.map(({ fd }) => flush(fd)));
-    const synced = new Set<string>();
     for (const [position, file] of written.entries()) {
       const document = documents[file.index] as OutgoingDocument;
       try {
@@ -96,6 +106,12 @@ function failed(document: OutgoingDocument, error: unknown, target?: string): Ga
   });
 }
 
+/**
+ * The names of our temporary files, `.<file name>.<tag>.tmp` with the tag below: a
+ * counterparty's own dot-files and other tools' `.tmp` files do not match.
+ */
+export const TEMPORARY_NAME = /^\..+\.[0-9a-f]{8}[0-9a-z]+\.tmp$/;
+
 /** Temporary names unique to this process: a tag drawn once, then a counter. */
 const PROCESS_TAG = randomBytes(4).toString('hex');
 let temporaryCount = 0;
@@ -104,8 +120,22 @@ function temporaryTag(): string {
   return `${PROCESS_TAG}${temporaryCount.toString(36)}`;
 }
 
+/**
+ * Whether `target` is a file holding exactly `bytes`. Most deliveries find no file
+ * (one stat); only a file of the same size is read. Any doubt means no: write it.
+ */
+function holdsBytes(target: string, bytes: Buffer): boolean {
+  try {
+    const found = statSync(target, { throwIfNoEntry: false });
+    if (!found?.isFile() || found.size !== bytes.byteLength) return false;
+    return readFileSync(target).equals(bytes);
+  } catch {
+    return false;
+  }
+}
+
 /** Creates the temporary file (the outbox, when it was removed, made again once) and writes the body; gives the open descriptor. */
-function writeTemporary(outbox: string, temporary: string, body: string): number {
+function writeTemporary(outbox: string, temporary: string, bytes: Buffer): number {
   let fd: number;
   try {
     fd = openSync(temporary, 'wx');
@@ -115,7 +145,6 @@ function writeTemporary(outbox: string, temporary: string, body: string): number
     fd = openSync(temporary, 'wx');
   }
   try {
-    const bytes = Buffer.from(body, 'utf8');
     for (let offset = 0; offset < bytes.byteLength; ) offset += writeSync(fd, bytes, offset);
     return fd;
   } catch (error) {

@@ -7,8 +7,9 @@ import type { PipelineDeps } from './pipeline-deps.ts';
 /**
  * Deliver: sends stored responses back to their counterparties on the channel each
  * request came by, and records every attempt. At-least-once: the file name is
- * deterministic, so delivering twice writes the same file twice, never two files.
- * A response already delivered is not sent again.
+ * deterministic, so delivering twice gives the same file, never two files (the folder
+ * outbox does not even write it again while it is in place with the same bytes).
+ * A response already recorded as delivered is not sent again.
  *
  * A job delivers a batch: the responses are read in one query, sent side by side, and
  * the successful deliveries recorded in one statement. Gives the messages whose

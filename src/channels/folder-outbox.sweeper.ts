@@ -1,0 +1,76 @@
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { TEMPORARY_NAME } from './folder-outbox.channel.ts';
+import { counterpartySubfolder, type FolderCounterparty } from './folder.layout.ts';
+
+/**
+ * Removes the temporary files a delivery cut short (the process killed between writing
+ * and renaming) leaves in the outboxes; nothing else would ever remove them, and the
+ * counterparty's SFTP listing fills with them.
+ *
+ * Invariants:
+ * - only our own temporary names (`TEMPORARY_NAME`) are touched: a counterparty's
+ *   files, dot-files and other tools' `.tmp` files stay;
+ * - only files unchanged for `olderThanMs` go: a delivery writes, flushes and renames
+ *   its file within seconds, so a file that old belongs to no delivery in progress, in
+ *   this process or another one sharing the folders (the response itself is written
+ *   again by the delivery's retry);
+ * - the file system's clock decides the age (modification times are its), not the
+ *   gateway's business clock.
+ */
+
+export interface OutboxSweeperOptions {
+  readonly counterparties: readonly FolderCounterparty[];
+  /** Age (since last modification) from which a temporary file is left over. Default 15 minutes. */
+  readonly olderThanMs?: number;
+  /** Time between sweeps after the first, made at start. Default 5 minutes. */
+  readonly everyMs?: number;
+  readonly log: Logger;
+}
+
+export const DEFAULT_STALE_TEMPORARY_MS = 15 * 60_000;
+export const DEFAULT_OUTBOX_SWEEP_MS = 5 * 60_000;
+
+/** Removes our temporary files unchanged for `olderThanMs` from the counterparties' outboxes; gives their paths. */
+export async function removeStaleTemporaries(counterparties: readonly FolderCounterparty[], olderThanMs: number): Promise<string[]> {
+  const removed: string[] = [];
+  for (const { folder } of counterparties) {
+    const outbox = counterpartySubfolder(folder, 'outbox');
+    let names: string[];
+    try {
+      names = await readdir(outbox);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // made again by the next delivery
+      throw error;
+    }
+    for (const name of names.filter((n) => TEMPORARY_NAME.test(n))) {
+      const path = join(outbox, name);
+      const found = await stat(path).catch(() => undefined); // gone meanwhile: renamed by its delivery
+      if (!found?.isFile() || Date.now() - found.mtimeMs < olderThanMs) continue;
+      await rm(path, { force: true });
+      removed.push(path);
+    }
+  }
+  return removed;
+}
+
+/** Sweeps now and every `everyMs`; gives a stop function that waits for a sweep under way. */
+export function startOutboxSweeper(options: OutboxSweeperOptions): () => Promise<void> {
+  let running: Promise<unknown> = Promise.resolve();
+  const sweep = () => {
+    running = removeStaleTemporaries(options.counterparties, options.olderThanMs ?? DEFAULT_STALE_TEMPORARY_MS).then(
+      (removed) => {
+        if (removed.length > 0) options.log.info({ count: removed.length }, 'removed temporary files an interrupted delivery left in outboxes');
+      },
+      (error: unknown) => options.log.warn({ err: (error as Error).message }, 'outbox sweep failed; the next one tries again'),
+    );
+  };
+  sweep();
+  const timer = setInterval(sweep, options.everyMs ?? DEFAULT_OUTBOX_SWEEP_MS);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
