@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isSecretHash } from './secret-hash.ts';
 
 /**
  * The configuration schema. Every setting has a default that works on one machine;
@@ -87,6 +88,27 @@ export const counterpartySchema = z.strictObject({
   }).optional(),
 });
 
+/**
+ * A client of the REST API (OAuth 2.0 client credentials): an advisor firm, whose
+ * advisors act under its organisation number, or a custodian (a counterparty). The
+ * secret is stored as a hash (`depot-gateway hash-secret`).
+ */
+const apiClientSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    id: identifier,
+    kind: z.literal('advisor-firm'),
+    organisationNumber: z.string().regex(/^\d{10}$/, '10 digits without hyphen'),
+    secretHash: z.string().refine(isSecretHash, 'a hash made by `depot-gateway hash-secret` (scrypt$…), not the secret itself'),
+  }),
+  z.strictObject({
+    id: identifier,
+    kind: z.literal('custodian'),
+    /** The custodian's id among the counterparties. */
+    counterpartyId: identifier,
+    secretHash: z.string().refine(isSecretHash, 'a hash made by `depot-gateway hash-secret` (scrypt$…), not the secret itself'),
+  }),
+]);
+
 const yieldTaxPercent = z.string().regex(/^\d{1,2}(\.\d{1,6})?$/, 'a percent such as "0.372"');
 
 export const configSchema = z.strictObject({
@@ -99,6 +121,12 @@ export const configSchema = z.strictObject({
   redisUrl: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
   queuePrefix: z.string().regex(/^[A-Za-z0-9_-]+$/).default('dg'),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * How `start` (and `api`, `worker`, `watch`) writes its log: `pretty`, lines for a person
+   * (pino-pretty); `json`, one JSON object a line for a log collector; `auto` (default),
+   * pretty when standard output is a terminal and JSON otherwise.
+   */
+  logFormat: z.enum(['auto', 'json', 'pretty']).default('auto'),
   demo: z.boolean().default(false),
   limits: z.strictObject({
     maxDocumentBytes: z.number().int().positive().default(16 * 1024 * 1024),
@@ -204,9 +232,20 @@ export const configSchema = z.strictObject({
       clientCaPath: z.string().min(1).optional(),
     }).optional(),
   }).prefault({}),
+  /** The REST API for advisors and custodians: who may get a token, and the tokens. */
+  api: z.strictObject({
+    /** How long an access token lasts. Short: a leaked token is soon worthless. */
+    tokenLifetimeSeconds: z.number().int().min(30).max(3600).default(300),
+    /** PEM file of the key that signs access tokens (EC P-256); default <dataDir>/keys/api-token-signing.pem, made at first start. */
+    signingKeyPath: z.string().min(1).optional(),
+    /** Token requests a client address may make a minute before it is answered 429. */
+    tokenRequestsPerMinute: z.number().int().positive().default(30),
+    clients: z.array(apiClientSchema).default([]),
+  }).prefault({}),
   counterparties: z.array(counterpartySchema).default([]),
 });
 
 export type GatewayConfig = z.infer<typeof configSchema>;
 export type CounterpartyConfig = z.infer<typeof counterpartySchema>;
+export type ApiClientConfig = z.infer<typeof apiClientSchema>;
 export type RemoteSftpConfig = z.infer<typeof remoteSftpSchema>;

@@ -20,6 +20,7 @@ const ENVIRONMENT: Record<string, string> = {
   REDIS_URL: 'redisUrl',
   QUEUE_PREFIX: 'queuePrefix',
   LOG_LEVEL: 'logLevel',
+  LOG_FORMAT: 'logFormat',
 };
 
 export interface LoadConfigOptions {
@@ -53,14 +54,28 @@ export function parseConfig(raw: unknown, source = 'configuration'): Readonly<Ga
     throw new GatewayError('CONFIG_INVALID', `${source}:\n${problems.join('\n')}`);
   }
   const config = result.data;
+  const problems = crossCheck(config);
+  if (problems.length > 0) throw new GatewayError('CONFIG_INVALID', `${source}:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
+  return deepFreeze(config);
+}
+
+/** What the schema cannot see setting by setting: names used twice, references to nothing. Every problem at once. */
+function crossCheck(config: GatewayConfig): string[] {
+  const problems: string[] = [];
   const ids = new Set<string>();
   for (const [index, counterparty] of config.counterparties.entries()) {
-    if (ids.has(counterparty.id)) {
-      throw new GatewayError('CONFIG_INVALID', `${source}:\n  counterparties.${index}.id: "${counterparty.id}" is used twice`);
-    }
+    if (ids.has(counterparty.id)) problems.push(`counterparties.${index}.id: "${counterparty.id}" is used twice`);
     ids.add(counterparty.id);
   }
-  return deepFreeze(config);
+  const clientIds = new Set<string>();
+  for (const [index, client] of config.api.clients.entries()) {
+    if (clientIds.has(client.id)) problems.push(`api.clients.${index}.id: "${client.id}" is used twice`);
+    clientIds.add(client.id);
+    if (client.kind === 'custodian' && !config.counterparties.some((c) => c.id === client.counterpartyId && c.role === 'custodian')) {
+      problems.push(`api.clients.${index}.counterpartyId: "${client.counterpartyId}" is not a custodian among the counterparties`);
+    }
+  }
+  return problems;
 }
 
 function readConfigFile(file: string): Record<string, unknown> {

@@ -22,7 +22,8 @@ export const ERROR_CODES = {
   DOCUMENT_EMPTY: { scope: 'document', httpStatus: 400, retryable: false, message: 'The document is empty.' },
   DOCUMENT_TOO_LARGE: { scope: 'document', httpStatus: 413, retryable: false, message: 'The document is larger than the configured limit.' },
   UNKNOWN_COUNTERPARTY: { scope: 'document', httpStatus: 403, retryable: false, message: 'The sender is not a configured counterparty.' },
-  DUPLICATE_DOCUMENT: { scope: 'document', httpStatus: 409, retryable: false, message: 'The document was already received (same external id or same content).' },
+  DUPLICATE_DOCUMENT: { scope: 'document', httpStatus: 409, retryable: false, message: 'The document was already received (same content or same MessageId).' },
+  FILE_NAME_REUSED: { scope: 'document', httpStatus: 409, retryable: false, message: 'Another document was already received under this file name; use a new file name or MessageId.' },
 
   // XML gate: hostile or broken XML.
   XML_ENCODING_INVALID: { scope: 'document', httpStatus: 400, retryable: false, message: 'The document is not valid UTF-8.' },
@@ -100,6 +101,10 @@ export const ERROR_CODES = {
   REQUEST_INVALID: { scope: 'system', httpStatus: 400, retryable: false, message: 'The request is incomplete or malformed.' },
   COUNTERPARTY_AUTHENTICATION_REQUIRED: { scope: 'system', httpStatus: 401, retryable: false, message: "The counterparty's REST credentials are missing or wrong." },
   STAFF_AUTHENTICATION_REQUIRED: { scope: 'system', httpStatus: 401, retryable: false, message: 'Staff credentials are missing or wrong.' },
+  API_AUTHENTICATION_REQUIRED: { scope: 'system', httpStatus: 401, retryable: false, message: 'The access token is missing, expired or not valid.' },
+  API_CLIENT_INVALID: { scope: 'system', httpStatus: 401, retryable: false, message: 'The client id or secret is wrong.' },
+  RESOURCE_NOT_FOUND: { scope: 'system', httpStatus: 404, retryable: false, message: 'Nothing with that id is available to you.' },
+  TOO_MANY_REQUESTS: { scope: 'system', httpStatus: 429, retryable: true, message: 'Too many requests; wait before trying again.' },
   CONFIG_INVALID: { scope: 'system', httpStatus: 500, retryable: false, message: 'The configuration is invalid.' },
   INTERNAL_ERROR: { scope: 'system', httpStatus: 500, retryable: true, message: 'An unexpected error occurred in the gateway.' },
 } as const satisfies Record<string, ErrorCodeInfo>;

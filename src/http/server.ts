@@ -18,6 +18,7 @@ import { SsekDirectory } from '../channels/ssek/ssek-parties.ts';
 import { registerCustodianReportRoutes } from './custodian-reports.routes.ts';
 import { registerPayoutNoticeRoutes } from './payout-notices.routes.ts';
 import { registerMailSetAsideRoutes } from './mail-set-aside.routes.ts';
+import { registerRestApi } from './rest-api.ts';
 
 /**
  * The HTTP server on PORT (default 8080): health for orchestrators, and behind staff
@@ -59,6 +60,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
   await registerSsekRoutes(app, { config, deps, intake: options.intake, directory: options.ssekDirectory ?? new SsekDirectory(config) });
 
   await registerReportingRoutes(app, { config, deps, intake: options.intake });
+
+  await registerRestApi(app, { config, db: deps.db, log: options.log, clock: deps.clock });
 
   await app.register(async (staff) => {
     await requireStaff(staff, config.staff.users);

@@ -1,4 +1,5 @@
 import type { Database } from './database.ts';
+import { seedDemoCatalogue } from './demo-catalogue.ts';
 
 /**
  * The demo ledger `npm start` runs on: one employer's pension agreement with six
@@ -173,4 +174,5 @@ SELECT e.id, e.start_date, 480000, 'SEK', 'demo-seed' FROM employments e
 
 export async function seedDemoData(db: Database): Promise<void> {
   await db.transaction((tx) => tx.exec(DEMO_SQL));
+  await seedDemoCatalogue(db);
 }

@@ -1,0 +1,121 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { SignJWT, jwtVerify } from 'jose';
+import type { ApiClientConfig, GatewayConfig } from '../config/config.schema.ts';
+import type { ApiCaller } from '../core/access.policy.ts';
+import { GatewayError } from '../core/gateway-error.ts';
+import { verifySecret } from '../config/secret-hash.ts';
+
+/**
+ * Access tokens of the REST API: OAuth 2.0 client credentials (RFC 6749 §4.4) answered
+ * with a short-lived JWT (RFC 9068 profile: `iss`, `aud`, `sub` = client id, `jti`),
+ * signed ES256 with the gateway's key.
+ *
+ * The key lives in a PEM file (`api.signingKeyPath`, by default
+ * `<dataDir>/keys/api-token-signing.pem`, made at first start and readable by the
+ * gateway's user only), so every `api` process of an installation signs and verifies
+ * with the same key and tokens survive a restart. A token names its client only: the
+ * client's kind and organisation are looked up in the configuration at each request,
+ * so a client removed from `api.clients` is refused at once, whatever tokens it holds.
+ */
+
+const ISSUER = 'depot-gateway';
+const AUDIENCE = 'depot-gateway-api';
+const ALGORITHM = 'ES256';
+
+export interface IssuedToken {
+  readonly accessToken: string;
+  readonly expiresIn: number;
+}
+
+export class ApiTokens {
+  readonly #privateKey: KeyObject;
+  readonly #publicKey: KeyObject;
+  readonly #clients: ReadonlyMap<string, ApiClientConfig>;
+  readonly #lifetimeSeconds: number;
+  /** Checked for an unknown client id, so that answering one takes as long as a wrong secret. */
+  #decoyHash = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+
+  constructor(config: Readonly<GatewayConfig>, privateKey: KeyObject) {
+    this.#privateKey = privateKey;
+    this.#publicKey = createPublicKey(privateKey);
+    this.#clients = new Map(config.api.clients.map((client) => [client.id, client]));
+    this.#lifetimeSeconds = config.api.tokenLifetimeSeconds;
+    const anyClient = config.api.clients[0];
+    if (anyClient) this.#decoyHash = anyClient.secretHash;
+  }
+
+  /** A token for a client whose secret matches; API_CLIENT_INVALID otherwise. */
+  async issue(clientId: string, secret: string, now: Date): Promise<IssuedToken> {
+    const client = this.#clients.get(clientId);
+    const matches = await verifySecret(secret, client?.secretHash ?? this.#decoyHash);
+    if (!client || !matches) throw new GatewayError('API_CLIENT_INVALID');
+    const issuedAt = Math.floor(now.getTime() / 1000);
+    const accessToken = await new SignJWT({ client_id: client.id })
+      .setProtectedHeader({ alg: ALGORITHM, typ: 'at+jwt' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject(client.id)
+      .setJti(randomUUID())
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + this.#lifetimeSeconds)
+      .sign(this.#privateKey);
+    return { accessToken, expiresIn: this.#lifetimeSeconds };
+  }
+
+  /** The caller a bearer token stands for; API_AUTHENTICATION_REQUIRED for anything else. */
+  async verify(token: string, now: Date): Promise<ApiCaller> {
+    let subject: string | undefined;
+    try {
+      const { payload } = await jwtVerify(token, this.#publicKey, {
+        issuer: ISSUER, audience: AUDIENCE, algorithms: [ALGORITHM], typ: 'at+jwt', currentDate: now, requiredClaims: ['exp', 'sub'],
+      });
+      subject = payload.sub;
+    } catch (error) {
+      throw new GatewayError('API_AUTHENTICATION_REQUIRED', tokenProblem(error), { cause: error });
+    }
+    const client = subject === undefined ? undefined : this.#clients.get(subject);
+    if (!client) throw new GatewayError('API_AUTHENTICATION_REQUIRED', 'The client is no longer registered.');
+    return client.kind === 'advisor-firm'
+      ? { kind: 'advisor-firm', clientId: client.id, organisationNumber: client.organisationNumber }
+      : { kind: 'custodian', clientId: client.id, custodianId: client.counterpartyId };
+  }
+}
+
+function tokenProblem(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  if (code === 'ERR_JWT_EXPIRED') return 'The token has expired.';
+  return 'The token is not one this gateway issued.';
+}
+
+/**
+ * The signing key: read from its file, or — at the default place only — made once.
+ * Made under a temporary name and linked into place, so two processes starting at
+ * once end up with the same key.
+ */
+export function loadSigningKey(config: Readonly<GatewayConfig>): KeyObject {
+  const configured = config.api.signingKeyPath;
+  const path = configured ?? join(config.dataDir, 'keys', 'api-token-signing.pem');
+  if (!existsSync(path)) {
+    if (configured) throw new GatewayError('CONFIG_INVALID', `api.signingKeyPath: ${configured} does not exist (an EC P-256 private key in PEM)`);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const temporary = `${path}.${process.pid}.tmp`;
+    writeFileSync(temporary, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    try {
+      linkSync(temporary, path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      rmSync(temporary, { force: true });
+    }
+  }
+  try {
+    const key = createPrivateKey(readFileSync(path));
+    if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') throw new Error('not an EC P-256 key');
+    return key;
+  } catch (error) {
+    throw new GatewayError('CONFIG_INVALID', `api.signingKeyPath: ${path} is not an EC P-256 private key in PEM (${(error as Error).message})`, { cause: error });
+  }
+}

@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { GatewayConfig } from '../config/config.schema.ts';
+import type { Sql } from '../ledger/database.ts';
+import { ApiTokens, loadSigningKey } from './api-tokens.ts';
+import { requireApiClient } from './api-auth.ts';
+import { addApiSchemas } from './api-schemas.ts';
+import { answerErrorsAsProblems } from './problem-details.ts';
+import { registerOauthTokenRoute } from './oauth-token.routes.ts';
+import { registerProductRoutes } from './products.routes.ts';
+import { registerAdvisorRoutes } from './advisors.routes.ts';
+
+/**
+ * The REST API for advisor firms and custodians (docs/rest.md), in its own scope of
+ * the HTTP server: OAuth 2.0 client credentials at POST /oauth/token, a bearer token
+ * on every other route, the access policy asked by each route, errors as RFC 9457
+ * problems, and the OpenAPI description generated from the routes' own schemas at
+ * /openapi.json with a reference page at /openapi.
+ */
+export interface RestApiOptions {
+  readonly config: Readonly<GatewayConfig>;
+  readonly db: Sql;
+  readonly log: Logger;
+  readonly clock?: () => Date;
+}
+
+export async function registerRestApi(app: FastifyInstance, options: RestApiOptions): Promise<void> {
+  const clock = options.clock ?? (() => new Date());
+  const tokens = new ApiTokens(options.config, loadSigningKey(options.config));
+  await app.register(async (api) => {
+    await api.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: { title: 'depot-gateway REST API', version: '1', description: 'Products, documents, funds and advisors for advisor firms and custodians. Get a token at POST /oauth/token (client credentials) and send it as Authorization: Bearer.' },
+        components: { securitySchemes: { clientCredentials: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes: {} } } } } },
+        security: [{ clientCredentials: [] }],
+      },
+      refResolver: { buildLocalReference: (json) => String(json.$id) },
+    });
+    await api.register(swaggerUi, { routePrefix: '/openapi' });
+    api.get('/openapi.json', { schema: { hide: true } }, async () => api.swagger());
+    addApiSchemas(api);
+    answerErrorsAsProblems(api, options.log);
+    await registerOauthTokenRoute(api, { tokens, requestsPerMinute: options.config.api.tokenRequestsPerMinute, clock });
+    await api.register(async (authenticated) => {
+      requireApiClient(authenticated, tokens, clock);
+      await registerProductRoutes(authenticated, { db: options.db, clock });
+      await registerAdvisorRoutes(authenticated, { db: options.db, clock });
+    });
+  });
+}
