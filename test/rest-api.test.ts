@@ -193,3 +193,25 @@ function withoutDetail(answer: LightMyRequestResponse): Record<string, unknown> 
   delete body.detail;
   return body;
 }
+
+describe('REST API token endpoint under repeated requests', () => {
+  let gateway: TestGateway;
+  before(async () => {
+    gateway = await startTestGateway({
+      roles: ['api'],
+      settings: { api: { tokenRequestsPerMinute: 3, clients: [{ id: 'firm', kind: 'advisor-firm', organisationNumber: '5565555553', secretHash: await hashSecret(SECRETS.firm) }] } },
+    });
+  });
+  after(() => gateway.destroy());
+
+  test('an address asking for tokens more often than allowed is told to wait, right secret or not', async () => {
+    const ask = (secret: string) => gateway.http!.inject({ method: 'POST', url: '/oauth/token', headers: { authorization: basic('firm', secret), 'content-type': form }, payload: 'grant_type=client_credentials' });
+    assert.equal((await ask('guess-1')).statusCode, 401);
+    assert.equal((await ask('guess-2')).statusCode, 401);
+    assert.equal((await ask(SECRETS.firm)).statusCode, 200);
+    const slowed = await ask(SECRETS.firm);
+    assert.equal(slowed.statusCode, 429);
+    assert.ok(Number(slowed.headers['retry-after']) > 0, 'Retry-After');
+    assert.equal(slowed.json().code, 'TOO_MANY_REQUESTS');
+  });
+});
