@@ -19,6 +19,7 @@ import { registerCustodianReportRoutes } from './custodian-reports.routes.ts';
 import { registerPayoutNoticeRoutes } from './payout-notices.routes.ts';
 import { registerMailSetAsideRoutes } from './mail-set-aside.routes.ts';
 import { registerRestApi } from './rest-api.ts';
+import { registerPowerOfAttorneyRoutes } from './powers-of-attorney.routes.ts';
 
 /**
  * The HTTP server on PORT (default 8080): health for orchestrators, and behind staff
@@ -70,6 +71,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     await registerCustodianReportRoutes(staff, options);
     await registerPayoutNoticeRoutes(staff, options);
     await registerMailSetAsideRoutes(staff, options);
+    await registerPowerOfAttorneyRoutes(staff, options);
     if (queues) {
       const board = new FastifyAdapter();
       createBullBoard({ queues: STAGES.map((stage) => new BullMQAdapter(queues.queues[stage])), serverAdapter: board });
