@@ -57,14 +57,17 @@ export async function removeStaleTemporaries(counterparties: readonly FolderCoun
 
 /** Sweeps now and every `everyMs`; gives a stop function that waits for a sweep under way. */
 export function startOutboxSweeper(options: OutboxSweeperOptions): () => Promise<void> {
-  let running: Promise<unknown> = Promise.resolve();
+  let running: Promise<unknown> | undefined;
   const sweep = () => {
+    if (running) return; // a slow folder: the sweep under way is enough
     running = removeStaleTemporaries(options.counterparties, options.olderThanMs ?? DEFAULT_STALE_TEMPORARY_MS).then(
       (removed) => {
         if (removed.length > 0) options.log.info({ count: removed.length }, 'removed temporary files an interrupted delivery left in outboxes');
       },
       (error: unknown) => options.log.warn({ err: (error as Error).message }, 'outbox sweep failed; the next one tries again'),
-    );
+    ).finally(() => {
+      running = undefined;
+    });
   };
   sweep();
   const timer = setInterval(sweep, options.everyMs ?? DEFAULT_OUTBOX_SWEEP_MS);

@@ -92,9 +92,12 @@ export async function runDuePeriods(db: Database, job: CalendarJob, now: Date, l
     });
     if (done) {
       ran.push(period);
-      log.info({ job: job.name, period }, 'calendar job ran');
+      log.debug({ job: job.name, period }, 'calendar job ran');
     }
   }
+  // One line a run, however many periods a catch-up after downtime made up (each is at debug level).
+  if (ran.length === 1) log.info({ job: job.name, period: ran[0] }, 'calendar job ran');
+  else if (ran.length > 1) log.info({ job: job.name, periods: ran.length, first: ran[0], last: ran.at(-1) }, `calendar job caught up on ${ran.length} periods`);
   return ran;
 }
 
@@ -104,7 +107,7 @@ export class CalendarScheduler {
   private worker: Worker | undefined;
   private readonly jobs: ReadonlyMap<string, CalendarJob>;
   #timer: NodeJS.Timeout | undefined;
-  #checking: Promise<void> = Promise.resolve();
+  #checking: Promise<void> | undefined;
   #closed = false;
 
   constructor(private readonly options: CalendarSchedulerOptions) {
@@ -134,11 +137,12 @@ export class CalendarScheduler {
 
   /**
    * Puts every scheduler back, with a catch-up, when one of them is not in Redis.
-   * Checks run one at a time; a failed check (Redis still away) waits for the next.
+   * One check at a time: while Redis is away a check waits in the connection's queue
+   * and runs on reconnecting, so the checks due meanwhile are not piled up behind it.
    */
   #check(reason: string): Promise<void> {
-    this.#checking = this.#checking.then(async () => {
-      if (this.#closed) return;
+    if (this.#checking) return this.#checking;
+    this.#checking = (async () => {
       try {
         const present = new Set((await this.queue.getJobSchedulers(0, -1)).map((scheduler) => scheduler.key));
         const missing = this.#schedulerIds().filter((id) => !present.has(id));
@@ -147,9 +151,11 @@ export class CalendarScheduler {
         await this.#queueCatchUp();
         this.options.log.warn({ reason, missing: missing.length }, 'calendar schedulers were missing from Redis; put back, and every job catches up');
       } catch (error) {
-        this.options.log.warn({ reason, err: (error as Error).message }, 'calendar schedulers could not be checked; the next check tries again');
+        if (!this.#closed) this.options.log.warn({ reason, err: (error as Error).message }, 'calendar schedulers could not be checked; the next check tries again');
+      } finally {
+        this.#checking = undefined;
       }
-    });
+    })();
     return this.#checking;
   }
 
@@ -186,7 +192,7 @@ export class CalendarScheduler {
     this.#closed = true;
     clearInterval(this.#timer);
     this.options.connection.off('ready', this.#onReady);
-    await this.#checking;
+    // A check under way is not waited for: with Redis away it would wait for Redis; closing the queue ends it.
     await this.worker?.close();
     await this.queue.close();
   }
