@@ -1,8 +1,30 @@
-import { mkdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
+import { GatewayError } from '../core/gateway-error.ts';
 import type { Database } from './database.ts';
 
 type PgliteQueryable = Pick<PGlite, 'query'>;
+
+/**
+ * How the embedded PostgreSQL starts. PostgreSQL zeroes its shared buffers when it
+ * starts, and in WebAssembly that memory is the process's own: the default 128 MB of
+ * shared_buffers made 150 MB of the gateway's resident memory. 16 MB holds the demo
+ * and trial ledgers PGlite serves; the file system caches the rest
+ * (docs/performance.md, "Memory of the embedded default").
+ */
+export const PGLITE_START_PARAMS: readonly string[] = Object.freeze([...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB']);
+
+/**
+ * V8 compiles WebAssembly twice: at once with its baseline compiler (Liftoff), then
+ * the functions it finds hot again with its optimising one, whose code and compile
+ * memory stayed resident: 50 MB of an idle gateway. Measured here, PGlite answers as
+ * fast on baseline code alone (docs/performance.md). PGlite is the only WebAssembly
+ * in the process, so the flag touches nothing else; it must be set before PGlite's
+ * module is compiled.
+ */
+const WASM_FLAGS = '--liftoff-only';
 
 /**
  * Embedded PostgreSQL (PGlite, PostgreSQL compiled to WebAssembly) in a data folder.
@@ -10,8 +32,10 @@ type PgliteQueryable = Pick<PGlite, 'query'>;
  * Pass no folder for an in-memory database (tests).
  */
 export async function openPgliteDatabase(folder?: string): Promise<Database> {
-  if (folder) mkdirSync(folder, { recursive: true });
-  const db = folder ? new PGlite(folder) : new PGlite();
+  setFlagsFromString(WASM_FLAGS);
+  if (folder) await ensureCluster(folder);
+  const startParams = [...PGLITE_START_PARAMS];
+  const db = folder ? new PGlite(folder, { startParams }) : new PGlite({ startParams });
   await db.waitReady;
   return {
     kind: 'pglite',
@@ -34,6 +58,47 @@ export async function openPgliteDatabase(folder?: string): Promise<Database> {
       ),
     close: () => db.close(),
   };
+}
+
+/**
+ * A new data folder is created (initdb) by a short-lived child process: initdb runs
+ * a second WebAssembly PostgreSQL whose memory a process does not give back, so done
+ * in the gateway's own process it left the first start idling at 800 MB instead of
+ * 200. The cluster is built beside the folder and renamed into place, so a start
+ * stopped half-way leaves no half-made database behind. A folder that holds anything
+ * already (a cluster, or whatever a user put there) is left to PGlite, as before.
+ */
+async function ensureCluster(folder: string): Promise<void> {
+  mkdirSync(folder, { recursive: true });
+  if (readdirSync(folder).length > 0) return;
+  const building = `${folder}.initdb`;
+  rmSync(building, { recursive: true, force: true });
+  await runInitdb(building);
+  renameSync(building, folder);
+}
+
+const INITDB_SCRIPT = `
+const [url, folder, params] = process.argv.slice(1);
+const { PGlite } = await import(url);
+const db = new PGlite(folder, { startParams: JSON.parse(params) });
+await db.waitReady;
+await db.close();
+`;
+
+function runInitdb(folder: string): Promise<void> {
+  const args = [WASM_FLAGS, '--input-type=module', '-e', INITDB_SCRIPT, import.meta.resolve('@electric-sql/pglite'), folder, JSON.stringify(PGLITE_START_PARAMS)];
+  // In the gateway's process group: a stop sent to the group ends initdb too.
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr = (stderr + text).slice(-2000)));
+  return new Promise((resolve, reject) => {
+    child.once('error', (error) => reject(new GatewayError('DATABASE_UNAVAILABLE', `cannot create the embedded database in ${folder}: ${error.message}`, { cause: error })));
+    child.once('exit', (code, signal) =>
+      code === 0
+        ? resolve()
+        : reject(new GatewayError('DATABASE_UNAVAILABLE', `creating the embedded database in ${folder} failed (${signal ?? `exit code ${code}`}): ${stderr.trim()}`)),
+    );
+  });
 }
 
 /**
