@@ -6,6 +6,7 @@
  *   folder-throughput  ~2 KB documents dropped into an inbox at a rate and in a burst (issue: the spine)
  *   salary-file        one salary file of 10,000 employees, drop to per-item response (issue: plan administration)
  *   holdings-file      one custodian's Holdings of 1,000,000 positions, drop to acknowledgement (issue: custodian reporting)
+ *   xml-readers        the XML gate (saxes) against fast-xml-parser doing its job, per ~2 KB document and on hostile input
  */
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -16,6 +17,7 @@ const BENCHMARKS: Record<string, string> = {
   'folder-throughput': 'folder-throughput.ts',
   'salary-file': 'salary-file.ts',
   'holdings-file': 'holdings-file.ts',
+  'xml-readers': 'xml-readers.ts',
 };
 
 const wanted = process.argv.slice(2);

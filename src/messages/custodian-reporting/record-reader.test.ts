@@ -28,7 +28,7 @@ function expected(account: string, positions: readonly [string, string, string, 
   };
 }
 
-const TWO = [['SE0000000001', '3.5', '100.25'], ['SE0000000002', '1', '50.00', 'EUR']] as const;
+const TWO: [string, string, string, string?][] = [['SE0000000001', '3.5', '100.25'], ['SE0000000002', '1', '50.00', 'EUR']];
 
 test('an account whose prefix, bound on the root, is not the default is read whole, by patterns', () => {
   const text = `<h:Account>
