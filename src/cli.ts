@@ -6,9 +6,13 @@ import { isGatewayError } from './core/gateway-error.ts';
 /**
  * The depot-gateway command. Exit codes a script can rely on:
  *   0  success (for submit: the document was accepted, fully or partly)
- *   1  the document was rejected (submit), or no message / person matches (MESSAGE_NOT_FOUND, PERSON_NOT_FOUND)
+ *   1  the document was rejected (submit; DOCUMENT_TOO_LARGE included, whether or not a gateway
+ *      is running), or no message / person matches (MESSAGE_NOT_FOUND, PERSON_NOT_FOUND)
  *   2  usage error or system error (configuration, database, queue, network)
  */
+/** Errors that answer the question asked (no such thing; a document refused unrecorded) rather than a failure. */
+const REJECTIONS: ReadonlySet<string> = new Set(['MESSAGE_NOT_FOUND', 'PERSON_NOT_FOUND', 'DOCUMENT_TOO_LARGE']);
+
 const program = new Command('depot-gateway')
   .description('Integration gateway for fund-based custody insurance and occupational pensions')
   .option('-c, --config <file>', 'configuration file (YAML); default $DEPOT_GATEWAY_CONFIG, else the demo configuration')
@@ -108,5 +112,5 @@ try {
     process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage);
   }
   reportError(error);
-  process.exit(isGatewayError(error) && (error.code === 'MESSAGE_NOT_FOUND' || error.code === 'PERSON_NOT_FOUND') ? EXIT.rejected : EXIT.usage);
+  process.exit(isGatewayError(error) && REJECTIONS.has(error.code) ? EXIT.rejected : EXIT.usage);
 }

@@ -1,4 +1,5 @@
 import type { PersonView } from './person-view.ts';
+import { postFile } from './post-file.ts';
 import type { GatewayConfig } from '../config/config.schema.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import { ERROR_CODES, isErrorCode } from '../core/error-codes.ts';
@@ -41,9 +42,16 @@ export class GatewayClient {
     }
   }
 
-  submit(from: string, name: string, bytes: Uint8Array): Promise<IntakeReceipt> {
+  /**
+   * Sends the file as it is read, never whole in memory: a document over the gateway's
+   * limit is still sent in full, so the gateway can record and refuse it as it refuses
+   * such a document on every channel.
+   */
+  async submit(from: string, name: string, path: string): Promise<IntakeReceipt> {
     const query = new URLSearchParams({ from, name });
-    return this.request(`/api/messages?${query}`, { method: 'POST', body: Buffer.from(bytes), headers: { 'content-type': 'application/xml' } });
+    const response = await postFile(`${this.base}/api/messages?${query}`, { ...this.headers(), 'content-type': 'application/xml' }, path);
+    if (!response.ok) throw await toError(response);
+    return (await response.json()) as IntakeReceipt;
   }
 
   async waitForOutcome(messageId: string, timeoutMs: number): Promise<{ message: StoredMessage; response: string | undefined }> {

@@ -1,0 +1,50 @@
+import type { GatewayConfig } from '../config/config.schema.ts';
+import { counterpartySubfolder } from '../channels/folder.layout.ts';
+
+/**
+ * What `start` says last: where a newcomer looks — each counterparty's inbox and
+ * outbox, the queue dashboard and its login, the staff API — and how to stop. At a
+ * terminal it is a few plain lines; in a JSON log, one record with the same facts.
+ * The password is shown only for the demo configuration, whose password is public.
+ */
+export interface StartSummary {
+  readonly folders: readonly { readonly counterparty: string; readonly inbox: string; readonly outbox: string }[];
+  /** Only with the `api` role. */
+  readonly dashboard?: string;
+  readonly login?: string;
+  readonly api?: string;
+  readonly stop: string;
+}
+
+/** At most this many counterparties are listed; the rest are counted. */
+const LISTED_FOLDERS = 5;
+
+export function buildStartSummary(config: Readonly<GatewayConfig>, folders: ReadonlyMap<string, string>, port: number | undefined, pid: number): StartSummary {
+  const user = config.staff.users[0];
+  const base = port === undefined ? undefined : `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  return {
+    folders: [...folders].map(([counterparty, folder]) => ({
+      counterparty, inbox: counterpartySubfolder(folder, 'inbox'), outbox: counterpartySubfolder(folder, 'outbox'),
+    })),
+    ...(base
+      ? {
+          dashboard: `${base}/admin/queues`,
+          login: user ? `${user.username} / ${config.demo ? user.password : '(password in staff.users)'}` : 'none: no staff.users configured',
+          api: `${base}/api/messages`,
+        }
+      : {}),
+    stop: `Ctrl+C, or kill -TERM ${pid} (active jobs finish first)`,
+  };
+}
+
+export function formatStartSummary(summary: StartSummary): string {
+  const lines = ['', 'depot-gateway is ready.'];
+  for (const folder of summary.folders.slice(0, LISTED_FOLDERS)) {
+    lines.push(`  ${folder.counterparty}`, `    drop documents into  ${folder.inbox}`, `    answers appear in    ${folder.outbox}`);
+  }
+  if (summary.folders.length > LISTED_FOLDERS) lines.push(`  … and ${summary.folders.length - LISTED_FOLDERS} more counterparties, each with its inbox and outbox`);
+  if (summary.dashboard) lines.push(`  queue dashboard  ${summary.dashboard}  (login ${summary.login})`);
+  if (summary.api) lines.push(`  staff API        ${summary.api}  (same login; or use depot-gateway submit / messages)`);
+  lines.push(`  to stop          ${summary.stop}`, '');
+  return `${lines.join('\n')}\n`;
+}
