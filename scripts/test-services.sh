@@ -3,8 +3,9 @@
 # PostgreSQL on 127.0.0.1:5432 (trust authentication) and Redis on 127.0.0.1:6379;
 # redis-server (the crash tests start private ones), OpenSSH's sshd and sftp (the remote
 # SFTP tests start a private sshd), Dovecot (the mail tests start a private IMAP server),
-# openssl and curl (the SSEK tests). What is missing comes from Debian by apt-get, as root
-# or with sudo: postgresql redis-server openssh-server openssh-client dovecot-imapd openssl curl.
+# openssl and curl (the SSEK tests), pdftotext (the REST tests read receipts back). What is
+# missing comes from Debian by apt-get, as root or with sudo: postgresql redis-server
+# openssh-server openssh-client dovecot-imapd openssl curl poppler-utils.
 #
 # `npm test` runs this first, and so does .ci/run (through npm test): one command on a
 # fresh machine. Set DG_TEST_SERVICES=skip to leave the machine alone (services you
@@ -27,6 +28,7 @@ need openssh-client sftp ssh-keygen
 need dovecot-imapd /usr/sbin/dovecot doveadm
 need openssl openssl
 need curl curl
+need poppler-utils pdftotext
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test services: installing ${missing[*]} (apt-get)" >&2

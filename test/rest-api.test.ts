@@ -168,7 +168,10 @@ describe('REST API', () => {
   test('the OpenAPI description lists every route, and real answers follow its schemas', async () => {
     const description = (await inject({ url: '/openapi.json' })).json() as { openapi: string; paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>; components: { schemas: Record<string, unknown> } };
     assert.equal(description.openapi, '3.1.0');
-    assert.deepEqual(Object.keys(description.paths).sort(), ['/Advisor/{advisorcode}', '/Document/{id}', '/Product', '/Product/{id}/Funds', '/Product/{id}/document', '/oauth/token']);
+    assert.deepEqual(Object.keys(description.paths).sort(), [
+      '/Advisor/{advisorcode}', '/Customer/{id}/InsuranceApplications', '/Document/{id}', '/InsuranceApplication', '/InsuranceApplication/validation',
+      '/InsuranceApplication/{id}', '/InsuranceApplication/{id}/Receipt', '/Product', '/Product/{id}/Funds', '/Product/{id}/document', '/oauth/token',
+    ]);
     assert.equal((await inject({ url: '/openapi' })).statusCode < 400, true, 'the reference page');
 
     const ajv = new Ajv2020({ strict: false });

@@ -40,3 +40,10 @@ test('a custodian sees a customer only where it holds a custody account, and the
   assert.equal(decideAccess(otherCustodian, customer([]), today).allowed, false);
   assert.equal(decideAccess(custodian, customer([power()], []), today).allowed, false, "a firm's power of attorney gives a custodian nothing");
 });
+
+test('an application only to the firm that made it', () => {
+  const application = { kind: 'application' as const, firmOrganisationNumber: '5569999999' };
+  assert.equal(decideAccess(firm, application, today).allowed, true);
+  assert.equal(decideAccess(otherFirm, application, today).allowed, false);
+  assert.equal(decideAccess(custodian, application, today).allowed, false);
+});

@@ -8,7 +8,8 @@ import type { IsoDate } from './calendar-date.ts';
  * login and do not come through here.
  *
  * - The product catalogue (products, their documents and funds) is for every client.
- * - An advisor's record is for the firm the advisor acts for.
+ * - An advisor's record is for the firm the advisor acts for, and so is an application
+ *   for the firm that made it.
  * - A customer's data is for (1) a firm holding a power of attorney on the customer
  *   valid today — then all of the customer's insurances — or (2) a custodian where the
  *   customer has a custody account — then only the insurances held there.
@@ -33,6 +34,8 @@ export interface PowerOfAttorney {
 export type ApiResource =
   | { readonly kind: 'catalogue' }
   | { readonly kind: 'advisor'; readonly organisationNumber: string }
+  /** An application: the firm that made it. */
+  | { readonly kind: 'application'; readonly firmOrganisationNumber: string }
   | {
       readonly kind: 'customer';
       /** The powers of attorney registered on the customer, revoked and expired ones included. */
@@ -56,6 +59,8 @@ export function decideAccess(caller: ApiCaller, resource: ApiResource, today: Is
       return ALL;
     case 'advisor':
       return caller.kind === 'advisor-firm' && caller.organisationNumber === resource.organisationNumber ? ALL : REFUSED;
+    case 'application':
+      return caller.kind === 'advisor-firm' && caller.organisationNumber === resource.firmOrganisationNumber ? ALL : REFUSED;
     case 'customer':
       if (caller.kind === 'advisor-firm') {
         return resource.powers.some((power) => power.holderOrganisationNumber === caller.organisationNumber && isValidOn(power, today)) ? ALL : REFUSED;

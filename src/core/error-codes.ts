@@ -69,6 +69,9 @@ export const ERROR_CODES = {
   ALLOCATION_DUPLICATE_FUND: { scope: 'item', httpStatus: 422, retryable: false, message: 'The allocation names a fund more than once.' },
   ADMINISTRATOR_UNKNOWN: { scope: 'item', httpStatus: 422, retryable: false, message: 'The person is not a current administrator of the agreement in that role.' },
   ADMINISTRATOR_ALREADY_REGISTERED: { scope: 'item', httpStatus: 422, retryable: false, message: 'The person is already an administrator of the agreement in that role.' },
+  ADVISOR_UNKNOWN: { scope: 'item', httpStatus: 422, retryable: false, message: "The advisor code is not an active advisor of the applying firm." },
+  CUSTODIAN_UNKNOWN: { scope: 'item', httpStatus: 422, retryable: false, message: 'The custodian is not one the insurer keeps custody accounts with.' },
+  BENEFICIARY_MISSING: { scope: 'item', httpStatus: 422, retryable: false, message: 'A named beneficiary choice names no beneficiary.' },
 
   // Custodian reports: whole document, then one account.
   CUSTODIAN_MISMATCH: { scope: 'document', httpStatus: 403, retryable: false, message: "The report's custodian organisation number is not the sender's." },
@@ -103,6 +106,7 @@ export const ERROR_CODES = {
   STAFF_AUTHENTICATION_REQUIRED: { scope: 'system', httpStatus: 401, retryable: false, message: 'Staff credentials are missing or wrong.' },
   API_AUTHENTICATION_REQUIRED: { scope: 'system', httpStatus: 401, retryable: false, message: 'The access token is missing, expired or not valid.' },
   API_CLIENT_INVALID: { scope: 'system', httpStatus: 401, retryable: false, message: 'The client id or secret is wrong.' },
+  APPLICATION_INVALID: { scope: 'system', httpStatus: 422, retryable: false, message: 'The application breaks the product or business rules.' },
   RESOURCE_NOT_FOUND: { scope: 'system', httpStatus: 404, retryable: false, message: 'Nothing with that id is available to you.' },
   TOO_MANY_REQUESTS: { scope: 'system', httpStatus: 429, retryable: true, message: 'Too many requests; wait before trying again.' },
   CONFIG_INVALID: { scope: 'system', httpStatus: 500, retryable: false, message: 'The configuration is invalid.' },

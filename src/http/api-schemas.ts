@@ -4,8 +4,12 @@ import type { FastifyInstance } from 'fastify';
  * The JSON schemas shared by the REST API's routes. They validate requests, shape
  * responses and are the OpenAPI description (`/openapi.json`): one source of truth.
  */
-export function addApiSchemas(scope: FastifyInstance): void {
-  scope.addSchema({
+export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(schema: object): unknown }): void {
+  const add = (schema: { $id: string } & Record<string, unknown>) => {
+    scope.addSchema(schema);
+    validator.addSchema(schema);
+  };
+  add({
     $id: 'Problem',
     type: 'object',
     description: 'RFC 9457 problem details; `code` is one of docs/errors.md',
@@ -22,7 +26,7 @@ export function addApiSchemas(scope: FastifyInstance): void {
       },
     },
   });
-  scope.addSchema({
+  add({
     $id: 'Product',
     type: 'object',
     required: ['id', 'name', 'taxCategory', 'line'],
@@ -33,7 +37,7 @@ export function addApiSchemas(scope: FastifyInstance): void {
       line: { type: 'string', enum: ['individual', 'occupational'], description: "individual insurance, or an employer's occupational plan" },
     },
   });
-  scope.addSchema({
+  add({
     $id: 'ProductDocument',
     type: 'object',
     required: ['id', 'title', 'kind', 'version', 'published'],
@@ -45,13 +49,13 @@ export function addApiSchemas(scope: FastifyInstance): void {
       published: { type: 'string', format: 'date' },
     },
   });
-  scope.addSchema({
+  add({
     $id: 'Fund',
     type: 'object',
     required: ['name', 'isin'],
     properties: { name: { type: 'string' }, isin: { type: 'string', pattern: '^[A-Z]{2}[A-Z0-9]{9}[0-9]$' } },
   });
-  scope.addSchema({
+  add({
     $id: 'Advisor',
     type: 'object',
     required: ['advisorIsActive', 'advisorOrganisationName', 'advisorOrganisationNumber', 'advisorOfficeName', 'advisorOfficeCode', 'advisorName', 'advisorCode', 'advisorPersonalNumber'],
@@ -65,5 +69,57 @@ export function addApiSchemas(scope: FastifyInstance): void {
       advisorCode: { type: 'string' },
       advisorPersonalNumber: { type: 'string', pattern: '^\\d{12}$' },
     },
+  });
+  add({
+    $id: 'InsuranceApplication',
+    type: 'object',
+    additionalProperties: false,
+    required: ['productId', 'advisorCode', 'policyholder', 'insured', 'premium', 'funds', 'custodianId', 'beneficiary', 'coverages'],
+    properties: {
+      productId: { type: 'string', minLength: 1, maxLength: 64, description: 'GET /Product' },
+      advisorCode: { type: 'string', minLength: 1, maxLength: 64, description: 'One of your firm\'s active advisors' },
+      policyholder: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', pattern: '^(\\d{10}|\\d{12})$', description: 'personnummer (12 digits) or organisationsnummer (10 digits)' } } },
+      insured: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', pattern: '^\\d{12}$', description: 'personnummer (12 digits)' } } },
+      taxCategory: { type: 'string', enum: ['P', 'T', 'K'], description: "Needed only where the product offers more than one" },
+      premium: {
+        type: 'object', additionalProperties: false, minProperties: 1,
+        properties: { single: { type: 'string', description: 'SEK, e.g. "50000.00"' }, monthly: { type: 'string', description: 'SEK a month' } },
+      },
+      funds: {
+        type: 'array', minItems: 1, maxItems: 20,
+        items: { type: 'object', additionalProperties: false, required: ['isin', 'percent'], properties: { isin: { type: 'string', pattern: '^[A-Z]{2}[A-Z0-9]{9}[0-9]$' }, percent: { type: 'number', exclusiveMinimum: 0, maximum: 100, multipleOf: 0.01 } } },
+      },
+      custodianId: { type: 'string', minLength: 1, maxLength: 64 },
+      beneficiary: {
+        type: 'object', additionalProperties: false, required: ['choice'],
+        properties: { choice: { type: 'string', enum: ['standard', 'named'] }, names: { type: 'array', maxItems: 10, items: { type: 'string', minLength: 1, maxLength: 200 } } },
+      },
+      coverages: {
+        type: 'object', additionalProperties: false, required: ['repaymentProtection', 'premiumWaiver'],
+        properties: { repaymentProtection: { type: 'boolean' }, premiumWaiver: { type: 'boolean' } },
+      },
+    },
+  });
+  add({
+    $id: 'ApplicationStatus',
+    type: 'object',
+    required: ['applicationId', 'productId', 'customerId', 'status', 'submittedAt', 'history'],
+    properties: {
+      applicationId: { type: 'string' },
+      productId: { type: 'string' },
+      customerId: { type: 'string' },
+      status: { type: 'string', enum: ['received', 'under-review', 'approved', 'rejected', 'issued'] },
+      submittedAt: { type: 'string', format: 'date-time' },
+      history: {
+        type: 'array',
+        items: { type: 'object', required: ['status', 'at', 'by', 'reason'], properties: { status: { type: 'string' }, at: { type: 'string', format: 'date-time' }, by: { type: 'string' }, reason: { type: ['string', 'null'] } } },
+      },
+    },
+  });
+  add({
+    $id: 'CustomerApplication',
+    type: 'object',
+    required: ['productName', 'insuranceId', 'applicationId', 'status'],
+    properties: { productName: { type: 'string' }, insuranceId: { type: ['string', 'null'], description: 'Once issued' }, applicationId: { type: 'string' }, status: { type: 'string' } },
   });
 }

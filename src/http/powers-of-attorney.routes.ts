@@ -48,7 +48,7 @@ export function readNewPower(body: unknown): NewPowerOfAttorney {
   if (validTo === undefined || (validTo !== null && !isIsoDate(validTo))) problems.push('validTo: a date YYYY-MM-DD, or left out');
   else if (validTo !== null && validFrom && validTo < validFrom) problems.push('validTo: on or after validFrom');
   if (problems.length > 0) throw new GatewayError('REQUEST_INVALID', problems.join('; '));
-  return { holderOrganisationNumber: holder!, customerId: customer!, kind: kind as NewPowerOfAttorney['kind'], validFrom: validFrom!, validTo };
+  return { holderOrganisationNumber: holder!, customerId: customer!, kind: kind as NewPowerOfAttorney['kind'], validFrom: validFrom!, validTo: validTo ?? null };
 }
 
 /** The staff user of a request that passed staff authentication (HTTP Basic). */

@@ -2,8 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import type { GatewayConfig } from '../config/config.schema.ts';
-import type { Sql } from '../ledger/database.ts';
+import type { Database } from '../ledger/database.ts';
 import { ApiTokens, loadSigningKey } from './api-tokens.ts';
 import { requireApiClient } from './api-auth.ts';
 import { addApiSchemas } from './api-schemas.ts';
@@ -11,6 +13,7 @@ import { answerErrorsAsProblems } from './problem-details.ts';
 import { registerOauthTokenRoute } from './oauth-token.routes.ts';
 import { registerProductRoutes } from './products.routes.ts';
 import { registerAdvisorRoutes } from './advisors.routes.ts';
+import { registerInsuranceApplicationRoutes } from './insurance-applications.routes.ts';
 
 /**
  * The REST API for advisor firms and custodians (docs/rest.md), in its own scope of
@@ -21,7 +24,7 @@ import { registerAdvisorRoutes } from './advisors.routes.ts';
  */
 export interface RestApiOptions {
   readonly config: Readonly<GatewayConfig>;
-  readonly db: Sql;
+  readonly db: Database;
   readonly log: Logger;
   readonly clock?: () => Date;
 }
@@ -41,13 +44,19 @@ export async function registerRestApi(app: FastifyInstance, options: RestApiOpti
     });
     await api.register(swaggerUi, { routePrefix: '/openapi' });
     api.get('/openapi.json', { schema: { hide: true } }, async () => api.swagger());
-    addApiSchemas(api);
+    // Requests are checked strictly and completely: an unknown field is an error (not
+    // dropped), nothing is coerced, and every problem is reported, not only the first.
+    const validator = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: false, coerceTypes: false, strict: false });
+    addFormats.default(validator);
+    api.setValidatorCompiler(({ schema }) => validator.compile(schema));
+    addApiSchemas(api, validator);
     answerErrorsAsProblems(api, options.log);
     await registerOauthTokenRoute(api, { tokens, requestsPerMinute: options.config.api.tokenRequestsPerMinute, clock });
     await api.register(async (authenticated) => {
       requireApiClient(authenticated, tokens, clock);
       await registerProductRoutes(authenticated, { db: options.db, clock });
       await registerAdvisorRoutes(authenticated, { db: options.db, clock });
+      await registerInsuranceApplicationRoutes(authenticated, { config: options.config, db: options.db, clock });
     });
   });
 }

@@ -1,0 +1,130 @@
+import { Decimal } from 'decimal.js';
+import type { ErrorCode } from './error-codes.ts';
+import { isValidOrganisationNumber, isValidPersonalIdentityNumber } from './identifiers.ts';
+import type { IsoDate } from './calendar-date.ts';
+
+/**
+ * The business checks of an individual insurance application, after its JSON schema
+ * (shapes, types, unknown fields) has passed: every problem at once, each with the
+ * JSON path of the value it is about, so an advisor's system can mark every field in
+ * one round. Then the manual-review rules: an application a person must look at
+ * before it is approved says why.
+ */
+
+export interface InsuranceApplicationInput {
+  readonly productId: string;
+  readonly advisorCode: string;
+  readonly policyholder: { readonly id: string };
+  readonly insured: { readonly id: string };
+  /** P, T or K; needed only where the product offers more than one. */
+  readonly taxCategory?: string;
+  /** SEK, as decimal strings ("10000.00"); at least one of the two. */
+  readonly premium: { readonly single?: string; readonly monthly?: string };
+  readonly funds: readonly { readonly isin: string; readonly percent: number }[];
+  readonly custodianId: string;
+  readonly beneficiary: { readonly choice: 'standard' | 'named'; readonly names?: readonly string[] };
+  readonly coverages: { readonly repaymentProtection: boolean; readonly premiumWaiver: boolean };
+}
+
+export interface ApplicationProduct {
+  readonly id: string;
+  readonly taxCategory: 'P' | 'T' | 'K';
+  readonly line: 'individual' | 'occupational';
+  readonly minMonthlyPremium: string;
+  readonly maxMonthlyPremium: string;
+  readonly maxSinglePremium: string;
+}
+
+export interface ApplicationFacts {
+  /** The product, when it exists and is open for subscription. */
+  readonly product: ApplicationProduct | undefined;
+  readonly selectableIsins: ReadonlySet<string>;
+  /** The advisor, when the code is one of the calling firm's. */
+  readonly advisor: { readonly active: boolean } | undefined;
+  readonly custodianIds: readonly string[];
+}
+
+export interface ApplicationProblem {
+  readonly path: string;
+  readonly code: ErrorCode;
+  readonly message: string;
+}
+
+export interface ReviewRules {
+  /** A single premium above this (SEK) needs a person's review. */
+  readonly singlePremiumAbove: string;
+  /** An insured older than this (years, on the day of application) needs a person's review. */
+  readonly insuredOlderThan: number;
+}
+
+export function checkInsuranceApplication(input: InsuranceApplicationInput, facts: ApplicationFacts): ApplicationProblem[] {
+  const problems: ApplicationProblem[] = [];
+  const problem = (path: string, code: ErrorCode, message: string) => problems.push({ path, code, message });
+  const { product } = facts;
+
+  if (!product) problem('$.productId', 'PRODUCT_UNKNOWN', `No product ${input.productId} is open for subscription.`);
+  else if (product.line !== 'individual') problem('$.productId', 'PRODUCT_UNKNOWN', `${product.id} is an occupational product: apply with POST /PlanApplication.`);
+  if (!facts.advisor) problem('$.advisorCode', 'ADVISOR_UNKNOWN', `${input.advisorCode} is not an advisor of your firm.`);
+  else if (!facts.advisor.active) problem('$.advisorCode', 'ADVISOR_UNKNOWN', `${input.advisorCode} is not active.`);
+
+  if (!isCustomerId(input.policyholder.id)) problem('$.policyholder.id', 'PERSONAL_IDENTITY_NUMBER_INVALID', 'A personnummer (12 digits) or an organisationsnummer (10 digits) whose check digit is right.');
+  if (!isValidPersonalIdentityNumber(input.insured.id)) problem('$.insured.id', 'PERSONAL_IDENTITY_NUMBER_INVALID', 'The insured is a person: a personnummer of 12 digits whose check digit is right.');
+  if (product && input.taxCategory !== undefined && input.taxCategory !== product.taxCategory) {
+    problem('$.taxCategory', 'PRODUCT_KIND_MISMATCH', `${product.id} is offered as ${product.taxCategory} only.`);
+  }
+
+  const single = amount(input.premium.single);
+  const monthly = amount(input.premium.monthly);
+  if (single === undefined && monthly === undefined) problem('$.premium', 'PREMIUM_OUT_OF_BOUNDS', 'Give a single premium, a monthly premium or both.');
+  if (single === null || (single && single.lte(0))) problem('$.premium.single', 'PREMIUM_OUT_OF_BOUNDS', 'An amount in SEK above zero, at most two decimals.');
+  if (monthly === null || (monthly && monthly.lte(0))) problem('$.premium.monthly', 'PREMIUM_OUT_OF_BOUNDS', 'An amount in SEK above zero, at most two decimals.');
+  if (product && single && single.gt(product.maxSinglePremium)) problem('$.premium.single', 'PREMIUM_OUT_OF_BOUNDS', `At most ${product.maxSinglePremium} SEK in ${product.id}.`);
+  if (product && monthly && (monthly.lt(product.minMonthlyPremium) || monthly.gt(product.maxMonthlyPremium))) {
+    problem('$.premium.monthly', 'PREMIUM_OUT_OF_BOUNDS', `Between ${product.minMonthlyPremium} and ${product.maxMonthlyPremium} SEK a month in ${product.id}.`);
+  }
+
+  const seen = new Set<string>();
+  let total = new Decimal(0);
+  for (const [index, fund] of input.funds.entries()) {
+    if (seen.has(fund.isin)) problem(`$.funds[${index}].isin`, 'ALLOCATION_DUPLICATE_FUND', `${fund.isin} is named more than once.`);
+    seen.add(fund.isin);
+    if (product && !facts.selectableIsins.has(fund.isin)) problem(`$.funds[${index}].isin`, 'FUND_NOT_SELECTABLE', `${fund.isin} cannot be chosen in ${product.id} (GET /Product/${product.id}/Funds).`);
+    total = total.plus(fund.percent);
+  }
+  if (!total.eq(100)) problem('$.funds', 'ALLOCATION_NOT_100', `The percentages sum to ${total.toString()}, not 100.`);
+
+  if (!facts.custodianIds.includes(input.custodianId)) problem('$.custodianId', 'CUSTODIAN_UNKNOWN', `${input.custodianId} is not a custodian of the insurer (${facts.custodianIds.join(', ')}).`);
+  if (input.beneficiary.choice === 'named' && (input.beneficiary.names ?? []).length === 0) problem('$.beneficiary.names', 'BENEFICIARY_MISSING', 'A named beneficiary choice names at least one beneficiary.');
+  return problems;
+}
+
+/** Why a person must look at the application before it is approved; none: it is approved at once. */
+export function reviewReasons(input: InsuranceApplicationInput, rules: ReviewRules, today: IsoDate): string[] {
+  const reasons: string[] = [];
+  const single = amount(input.premium.single);
+  if (single && single.gt(rules.singlePremiumAbove)) reasons.push(`single premium above ${rules.singlePremiumAbove} SEK`);
+  const age = ageOn(input.insured.id, today);
+  if (age !== undefined && age > rules.insuredOlderThan) reasons.push(`insured older than ${rules.insuredOlderThan}`);
+  if (isValidOrganisationNumber(input.policyholder.id)) reasons.push('the policyholder is an organisation');
+  return reasons;
+}
+
+function isCustomerId(id: string): boolean {
+  return isValidPersonalIdentityNumber(id) || isValidOrganisationNumber(id);
+}
+
+/** undefined: not given; null: not an amount. */
+function amount(value: string | undefined): Decimal | undefined | null {
+  if (value === undefined) return undefined;
+  return /^\d{1,12}(\.\d{1,2})?$/.test(value) ? new Decimal(value) : null;
+}
+
+/** Whole years on a day, from a personnummer's birth date (a coordination number's day is 60 higher). */
+function ageOn(pin: string, today: IsoDate): number | undefined {
+  if (!/^\d{12}$/.test(pin)) return undefined;
+  const year = Number(pin.slice(0, 4));
+  const month = pin.slice(4, 6);
+  const day = String(Number(pin.slice(6, 8)) % 60).padStart(2, '0');
+  const birthdayPassed = `${month}-${day}` <= today.slice(5);
+  return Number(today.slice(0, 4)) - year - (birthdayPassed ? 0 : 1);
+}

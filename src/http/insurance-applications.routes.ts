@@ -1,0 +1,128 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ulid } from 'ulid';
+import type { GatewayConfig } from '../config/config.schema.ts';
+import { decideAccess } from '../core/access.policy.ts';
+import { stockholmDate } from '../core/calendar-date.ts';
+import { GatewayError } from '../core/gateway-error.ts';
+import { checkInsuranceApplication, reviewReasons, type InsuranceApplicationInput } from '../core/insurance-application.rules.ts';
+import type { Database } from '../ledger/database.ts';
+import { findApplication, insertApplication, listCustomerApplications, loadApplicationFacts, type ApplicationRecord } from '../ledger/applications.repository.ts';
+import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
+import { renderApplicationReceipt } from '../documents/application-receipt.ts';
+import { callerOf } from './api-auth.ts';
+import { sendProblem } from './problem-details.ts';
+
+/**
+ * Individual insurance applications from advisor firms: check (POST
+ * /InsuranceApplication/validation), submit (POST /InsuranceApplication), read the
+ * status and its history, get the PDF receipt, and list a customer's applications.
+ *
+ * A submitted application is saved with its first statuses in one transaction: it is
+ * `received`, then either `approved` at once or `under-review` with the reasons the
+ * review rules (`api.review`) gave. An application is the submitting firm's only;
+ * anyone else gets the same 404 as for an id that does not exist.
+ */
+export interface ApplicationRouteOptions {
+  readonly config: Readonly<GatewayConfig>;
+  readonly db: Database;
+  readonly clock: () => Date;
+}
+
+const problem = { $ref: 'Problem#' } as const;
+const idParam = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } } as const;
+const body = { $ref: 'InsuranceApplication#' } as const;
+
+export async function registerInsuranceApplicationRoutes(app: FastifyInstance, options: ApplicationRouteOptions): Promise<void> {
+  const { config, db, clock } = options;
+  const custodianIds = config.counterparties.filter((counterparty) => counterparty.role === 'custodian').map((counterparty) => counterparty.id);
+
+  /** The caller must be an advisor firm; the problems of the body, business rules included. */
+  async function check(request: FastifyRequest) {
+    const caller = callerOf(request);
+    if (caller.kind !== 'advisor-firm') throw new GatewayError('RESOURCE_NOT_FOUND', 'Applications are made by advisor firms.');
+    const input = request.body as InsuranceApplicationInput;
+    const facts = await loadApplicationFacts(db, input, caller.organisationNumber, custodianIds);
+    return { caller, input, problems: checkInsuranceApplication(input, facts) };
+  }
+
+  app.post('/InsuranceApplication/validation', {
+    schema: {
+      tags: ['applications'], summary: 'Check an insurance application without saving it: every problem at once', body,
+      response: { 200: { type: 'object', required: ['valid', 'reviewReasons'], properties: { valid: { const: true }, reviewReasons: { type: 'array', items: { type: 'string' } } } }, 400: problem, 401: problem, 422: problem },
+    },
+  }, async (request, reply) => {
+    const { input, problems } = await check(request);
+    if (problems.length > 0) return unprocessable(reply, problems);
+    return { valid: true, reviewReasons: reviewReasons(input, config.api.review, stockholmDate(clock())) };
+  });
+
+  app.post('/InsuranceApplication', {
+    schema: {
+      tags: ['applications'], summary: 'Submit an individual insurance application', body,
+      response: { 201: { $ref: 'ApplicationStatus#' }, 400: problem, 401: problem, 422: problem },
+    },
+  }, async (request, reply) => {
+    const { caller, input, problems } = await check(request);
+    if (problems.length > 0) return unprocessable(reply, problems);
+    const now = clock();
+    const reasons = reviewReasons(input, config.api.review, stockholmDate(now));
+    const applicationId = `IA-${ulid(now.getTime())}`;
+    await insertApplication(db, {
+      applicationId, kind: 'insurance', firmOrganisationNumber: caller.organisationNumber, advisorCode: input.advisorCode,
+      customerId: input.policyholder.id, productId: input.productId, body: input, submittedAt: now,
+    }, [
+      { status: 'received', by: `advisor:${input.advisorCode}`, reason: null },
+      reasons.length > 0 ? { status: 'under-review', by: 'gateway', reason: reasons.join('; ') } : { status: 'approved', by: 'gateway', reason: 'no rule asks for a review' },
+    ]);
+    const saved = (await findApplication(db, applicationId))!;
+    return reply.code(201).header('location', `/InsuranceApplication/${applicationId}`).send(statusView(saved));
+  });
+
+  /** The application, when it exists and is the caller's; RESOURCE_NOT_FOUND either way otherwise. */
+  async function ownApplication(request: FastifyRequest): Promise<ApplicationRecord> {
+    const { id } = request.params as { id: string };
+    const application = await findApplication(db, id);
+    const access = application && decideAccess(callerOf(request), { kind: 'application', firmOrganisationNumber: application.firmOrganisationNumber }, stockholmDate(clock()));
+    if (!application || !access?.allowed || application.kind !== 'insurance') throw new GatewayError('RESOURCE_NOT_FOUND', `No application ${id}.`);
+    return application;
+  }
+
+  app.get('/InsuranceApplication/:id', {
+    schema: { tags: ['applications'], summary: 'Status and status history of an application', params: idParam, response: { 200: { $ref: 'ApplicationStatus#' }, 401: problem, 404: problem } },
+  }, async (request) => statusView(await ownApplication(request)));
+
+  app.get('/InsuranceApplication/:id/Receipt', {
+    schema: {
+      tags: ['applications'], summary: 'PDF copy of the application', params: idParam, produces: ['application/pdf'],
+      response: { 200: { description: 'The receipt (PDF)', type: 'string', format: 'binary' }, 401: problem, 404: problem },
+    },
+  }, async (request, reply) => {
+    const application = await ownApplication(request);
+    return reply.type('application/pdf').header('content-disposition', `inline; filename="${application.applicationId}.pdf"`).send(await renderApplicationReceipt(application));
+  });
+
+  app.get('/Customer/:id/InsuranceApplications', {
+    schema: {
+      tags: ['applications'], summary: 'The applications your firm made for a policyholder (needs a power of attorney)',
+      params: { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^(\\d{10}|\\d{12})$' } } },
+      response: { 200: { type: 'array', items: { $ref: 'CustomerApplication#' } }, 401: problem, 404: problem },
+    },
+  }, async (request) => {
+    const { id } = request.params as { id: string };
+    const caller = callerOf(request);
+    const access = decideAccess(caller, { kind: 'customer', ...(await customerAccessFacts(db, id)) }, stockholmDate(clock()));
+    if (!access.allowed || caller.kind !== 'advisor-firm') throw new GatewayError('RESOURCE_NOT_FOUND', `No customer ${id}.`);
+    return listCustomerApplications(db, id, caller.organisationNumber);
+  });
+}
+
+function statusView(application: ApplicationRecord) {
+  return {
+    applicationId: application.applicationId, productId: application.productId, customerId: application.customerId,
+    status: application.status, submittedAt: application.submittedAt, history: application.history,
+  };
+}
+
+function unprocessable(reply: Parameters<typeof sendProblem>[0], problems: ReturnType<typeof checkInsuranceApplication>) {
+  return sendProblem(reply, 'APPLICATION_INVALID', `${problems.length} problem${problems.length === 1 ? '' : 's'} in the application`, problems);
+}

@@ -1,0 +1,137 @@
+/**
+ * Individual insurance applications through the REST API on a real gateway
+ * (PostgreSQL, the demo ledger): every problem at once, nothing half-saved, the
+ * review rules, status history, the PDF receipt read back with pdftotext, and the
+ * access rules (the submitting firm only; a customer's list needs a power of attorney).
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { InjectOptions } from 'fastify';
+import { startTestGateway, type TestGateway } from './support/harness.ts';
+import { hashSecret } from '../src/config/secret-hash.ts';
+
+const ANNA = '197001011233';
+const application = {
+  productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: ANNA }, insured: { id: ANNA },
+  premium: { single: '50000.00', monthly: '1000' }, funds: [{ isin: 'SE000DEPA010', percent: 60 }, { isin: 'SE000DEPA044', percent: 40 }],
+  custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
+};
+
+describe('insurance applications', () => {
+  let gateway: TestGateway;
+  const tokens = new Map<string, string>();
+  const now = new Date('2026-11-25T09:30:00Z');
+
+  before(async () => {
+    const clients = [
+      { id: 'firm', kind: 'advisor-firm', organisationNumber: '5565555553', secretHash: await hashSecret('firm-secret') },
+      { id: 'other-firm', kind: 'advisor-firm', organisationNumber: '5567777775', secretHash: await hashSecret('other-secret') },
+      { id: 'custodian', kind: 'custodian', counterpartyId: 'demo-custodian', secretHash: await hashSecret('custodian-secret') },
+    ];
+    gateway = await startTestGateway({ roles: ['api'], clock: () => now, settings: { api: { tokenRequestsPerMinute: 1000, clients } } });
+    for (const [id, secret] of [['firm', 'firm-secret'], ['other-firm', 'other-secret'], ['custodian', 'custodian-secret']]) {
+      const answer = await gateway.http!.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `grant_type=client_credentials&client_id=${id}&client_secret=${secret}` });
+      tokens.set(id!, (answer.json() as { access_token: string }).access_token);
+    }
+  });
+  after(() => gateway.destroy());
+
+  const as = (client: string, options: InjectOptions) => gateway.http!.inject({ ...options, headers: { ...options.headers, authorization: `Bearer ${tokens.get(client)}` } });
+  const submit = (body: object, client = 'firm') => as(client, { method: 'POST', url: '/InsuranceApplication', payload: body });
+  const savedCount = async () => Number((await gateway.deps.db.query<{ n: string }>('SELECT count(*) AS n FROM applications')).rows[0]!.n);
+
+  test('a check without saving: valid, or every business problem with its JSON path', async () => {
+    const valid = await as('firm', { method: 'POST', url: '/InsuranceApplication/validation', payload: application });
+    assert.equal(valid.statusCode, 200, valid.body);
+    assert.deepEqual(valid.json(), { valid: true, reviewReasons: [] });
+
+    const broken = await as('firm', { method: 'POST', url: '/InsuranceApplication/validation', payload: {
+      ...application, insured: { id: '197001011234' }, funds: [{ isin: 'SE000DEPA010', percent: 50 }, { isin: 'SE0000000019', percent: 40 }], custodianId: 'nobody',
+    } });
+    assert.equal(broken.statusCode, 422);
+    const problem = broken.json() as { code: string; errors: { path: string; code: string }[] };
+    assert.equal(problem.code, 'APPLICATION_INVALID');
+    assert.deepEqual(problem.errors.map((e) => [e.path, e.code]), [
+      ['$.insured.id', 'PERSONAL_IDENTITY_NUMBER_INVALID'], ['$.funds[1].isin', 'FUND_NOT_SELECTABLE'], ['$.funds', 'ALLOCATION_NOT_100'], ['$.custodianId', 'CUSTODIAN_UNKNOWN'],
+    ]);
+    assert.equal(await savedCount(), 0, 'nothing saved by a check');
+  });
+
+  test('a malformed body is a 400 naming every field: unknown ones, missing ones, wrong types', async () => {
+    const { coverages: _left, ...withoutCoverages } = application;
+    void _left;
+    const answer = await submit({ ...withoutCoverages, premium: { single: 50000 }, extra: 'field' });
+    assert.equal(answer.statusCode, 400);
+    const paths = (answer.json() as { errors: { path: string }[] }).errors.map((e) => e.path).sort();
+    assert.deepEqual(paths, ['$.coverages', '$.extra', '$.premium.single']);
+    const notJson = await as('firm', { method: 'POST', url: '/InsuranceApplication', headers: { 'content-type': 'application/json' }, payload: '{"productId":' });
+    assert.equal(notJson.statusCode, 400);
+    assert.equal(notJson.json().code, 'REQUEST_INVALID');
+    assert.equal(await savedCount(), 0);
+  });
+
+  test('submitted: received then approved at once, with its history, a Location and a PDF receipt', async () => {
+    const answer = await submit(application);
+    assert.equal(answer.statusCode, 201, answer.body);
+    const saved = answer.json() as { applicationId: string; status: string; history: { status: string; by: string }[]; submittedAt: string };
+    assert.match(saved.applicationId, /^IA-[0-9A-Z]{26}$/);
+    assert.equal(answer.headers.location, `/InsuranceApplication/${saved.applicationId}`);
+    assert.equal(saved.status, 'approved');
+    assert.deepEqual(saved.history.map((h) => [h.status, h.by]), [['received', 'advisor:ADV-001'], ['approved', 'gateway']]);
+    assert.equal(saved.submittedAt, now.toISOString());
+
+    const read = await as('firm', { url: `/InsuranceApplication/${saved.applicationId}` });
+    assert.deepEqual(read.json(), saved);
+
+    const receipt = await as('firm', { url: `/InsuranceApplication/${saved.applicationId}/Receipt` });
+    assert.equal(receipt.headers['content-type'], 'application/pdf');
+    const text = pdfText(receipt.rawPayload);
+    for (const expected of [saved.applicationId, 'Kapitalförsäkring Depå (KF-DEPA)', `Policyholder: ${ANNA}`, 'single 50000.00 SEK, monthly 1000 SEK', 'SE000DEPA010: 60 %', 'SE000DEPA044: 40 %', now.toISOString(), 'Repayment protection: yes']) {
+      assert.ok(text.includes(expected), `receipt holds "${expected}":\n${text}`);
+    }
+  });
+
+  test('a single premium above the review limit goes to manual review, saying why', async () => {
+    const answer = await submit({ ...application, premium: { single: '2000000.00' } });
+    assert.equal(answer.statusCode, 201);
+    const saved = answer.json() as { status: string; history: { status: string; reason: string | null }[] };
+    assert.equal(saved.status, 'under-review');
+    assert.deepEqual(saved.history.at(-1), { status: 'under-review', at: now.toISOString(), by: 'gateway', reason: 'single premium above 1000000 SEK' });
+  });
+
+  test('an application is its firm\'s only, and a customer\'s list needs a power of attorney', async () => {
+    const mine = (await submit(application)).json() as { applicationId: string };
+    const unknown = await as('firm', { url: '/InsuranceApplication/IA-01JZZZZZZZZZZZZZZZZZZZZZZZ' });
+    assert.equal(unknown.statusCode, 404);
+    for (const client of ['other-firm', 'custodian']) {
+      for (const url of [`/InsuranceApplication/${mine.applicationId}`, `/InsuranceApplication/${mine.applicationId}/Receipt`]) {
+        const refused = await as(client, { url });
+        assert.equal(refused.statusCode, 404, `${client} ${url}`);
+        assert.equal(refused.json().code, 'RESOURCE_NOT_FOUND');
+        assert.doesNotMatch(refused.body, new RegExp(ANNA));
+      }
+    }
+    assert.equal((await submit(application, 'custodian')).statusCode, 404, 'custodians do not apply');
+
+    const list = await as('firm', { url: `/Customer/${ANNA}/InsuranceApplications` });
+    assert.equal(list.statusCode, 200);
+    const rows = list.json() as { applicationId: string; productName: string; status: string; insuranceId: null }[];
+    assert.ok(rows.some((row) => row.applicationId === mine.applicationId && row.productName === 'Kapitalförsäkring Depå' && row.insuranceId === null));
+    assert.equal((await as('other-firm', { url: `/Customer/${ANNA}/InsuranceApplications` })).statusCode, 404, 'no power of attorney');
+    assert.equal((await as('firm', { url: '/Customer/198002021239/InsuranceApplications' })).statusCode, 404, 'a customer without the firm\'s power of attorney');
+  });
+});
+
+function pdfText(pdf: Buffer): string {
+  const folder = mkdtempSync(join(tmpdir(), 'dg-receipt-'));
+  try {
+    writeFileSync(join(folder, 'receipt.pdf'), pdf);
+    return execFileSync('pdftotext', ['-layout', join(folder, 'receipt.pdf'), '-'], { encoding: 'utf8' });
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
