@@ -13,6 +13,10 @@ import { idsOf, type StageJobData } from './queues.ts';
  * its neighbours: the failed messages are enqueued again one job each, and from then
  * on a one-message job maps the stage's errors to the queue:
  *  - WAITING_FOR_PREDECESSOR: the job goes back to the queue for a moment, no attempt counted;
+ *  - DATABASE_UNAVAILABLE while the database does not answer at all (PostgreSQL
+ *    restarting): the job, batch or not, waits a second or two and runs again, no attempt
+ *    counted — an outage is no fault of the message, and attempts burnt during it would
+ *    leave it dead, or waiting out a long backoff, after the database is back;
  *  - a non-retryable GatewayError: the job fails at once (UnrecoverableError);
  *  - anything else: retried with exponential backoff and jitter;
  *  - when the last attempt fails, the message is marked dead in the message store,
@@ -36,15 +40,25 @@ export interface StageWorkerOptions {
 
 /** How long a job waiting for an earlier document of its agreement steps aside (plus up to as much again). */
 const PREDECESSOR_WAIT_MS = 100;
+/** How long a job steps aside while the database is away (plus up to as much again). */
+const DATABASE_WAIT_MS = 1000;
 
 export function startStageWorker(options: StageWorkerOptions): Worker<StageJobData> {
   const { stage, log } = options;
+  const warnDatabaseAway = throttled(() => log.warn({ stage }, 'the database does not answer; jobs wait for it without counting attempts'));
   const worker = new Worker<StageJobData>(
     stage,
     async (job: Job<StageJobData>, token?: string) => {
       const ids = idsOf(job.data);
-      const failures = await options.run(ids);
+      let failures: Map<string, unknown>;
+      try {
+        failures = await options.run(ids);
+      } catch (error) {
+        if (token && isDatabaseError(error) && (await databaseAway(options.db))) await waitForDatabase(job, token);
+        throw error;
+      }
       if (failures.size === 0) return;
+      if (token && [...failures.values()].every(isDatabaseError) && (await databaseAway(options.db))) await waitForDatabase(job, token);
       if (ids.length > 1) {
         log.debug({ stage, failed: failures.size, of: ids.length }, 'batch partly failed; the failed messages go on one job each');
         await options.enqueueSeparately([...failures.keys()]);
@@ -69,6 +83,12 @@ export function startStageWorker(options: StageWorkerOptions): Worker<StageJobDa
       autorun: true,
     },
   );
+
+  async function waitForDatabase(job: Job<StageJobData>, token: string): Promise<never> {
+    warnDatabaseAway();
+    await job.moveToDelayed(Date.now() + DATABASE_WAIT_MS + Math.floor(Math.random() * DATABASE_WAIT_MS), token);
+    throw new DelayedError();
+  }
 
   worker.on('failed', (job, error) => {
     if (!job) return;
@@ -95,6 +115,34 @@ export function startStageWorker(options: StageWorkerOptions): Worker<StageJobDa
   });
   worker.on('error', (error) => log.warn({ stage, err: error.message }, 'queue connection problem'));
   return worker;
+}
+
+function isDatabaseError(error: unknown): boolean {
+  return isGatewayError(error) && error.code === 'DATABASE_UNAVAILABLE';
+}
+
+/**
+ * Whether the database answers at all. DATABASE_UNAVAILABLE also stands for a deadlock
+ * or a serialization failure of one transaction; those are retried as any failure, with
+ * attempts counted, so a document that always fails that way still ends dead.
+ */
+async function databaseAway(db: Database): Promise<boolean> {
+  try {
+    await db.query('SELECT 1');
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** At most one call per 5 s: an outage must not flood the log. */
+function throttled(fn: () => void): () => void {
+  let last = 0;
+  return () => {
+    if (Date.now() - last < 5000) return;
+    last = Date.now();
+    fn();
+  };
 }
 
 /** The registered code of a failure; UnrecoverableError carries it as "CODE: text". */
