@@ -47,7 +47,7 @@ describe('http', () => {
     assert.equal(board.statusCode, 200);
     assert.match(board.body, /<html/i);
     const queues = await inject({ url: '/admin/queues/api/queues', headers: { authorization: staff } });
-    assert.deepEqual((queues.json() as { queues: { name: string }[] }).queues.map((q) => q.name).sort(), ['apply', 'deliver', 'validate']);
+    assert.deepEqual((queues.json() as { queues: { name: string }[] }).queues.map((q) => q.name).sort(), ['apply', 'calendar', 'deliver', 'validate']);
   });
 
   test("a person's ledger history and state as of a date", async () => {

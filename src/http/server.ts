@@ -8,7 +8,9 @@ import { isGatewayError } from '../core/gateway-error.ts';
 import type { ErrorCode } from '../core/error-codes.ts';
 import type { IntakePort } from '../channels/envelope.ts';
 import type { PipelineDeps } from '../pipeline/pipeline-deps.ts';
+import { Queue } from 'bullmq';
 import { STAGES, type PipelineQueues } from '../pipeline/queues.ts';
+import { CALENDAR_QUEUE } from '../pipeline/calendar.scheduler.ts';
 import { requireStaff } from './staff-auth.ts';
 import { registerLedgerRoutes } from './ledger.routes.ts';
 import { registerMessageRoutes } from './messages.routes.ts';
@@ -74,7 +76,11 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     await registerPowerOfAttorneyRoutes(staff, options);
     if (queues) {
       const board = new FastifyAdapter();
-      createBullBoard({ queues: STAGES.map((stage) => new BullMQAdapter(queues.queues[stage])), serverAdapter: board });
+      // The calendar queue (debit runs, report deadlines, payouts) beside the stages: staff see its runs and failures too.
+      const calendar = new Queue(CALENDAR_QUEUE, { connection: queues.connection, prefix: config.queuePrefix });
+      calendar.on('error', () => undefined);
+      staff.addHook('onClose', () => calendar.close());
+      createBullBoard({ queues: [...STAGES.map((stage) => new BullMQAdapter(queues.queues[stage])), new BullMQAdapter(calendar, { readOnlyMode: true })], serverAdapter: board });
       board.setBasePath('/admin/queues');
       await staff.register(board.registerPlugin(), { prefix: '/admin/queues' });
     }
