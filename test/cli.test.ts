@@ -93,9 +93,10 @@ describe('depot-gateway CLI', () => {
     const result = await runCliToEnd(['messages', '--json', '--config', config]);
     assert.equal(result.code, 0, result.stderr);
     const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, string>);
-    assert.deepEqual(lines.map((m) => [m.externalId, m.counterparty, m.type, m.status]), [
-      ['cli-rejected.xml', 'demo-employer', 'SalaryAdjustment', 'rejected'],
-      ['cli-ok.xml', 'demo-employer', 'SalaryAdjustment', 'applied'],
+    // A submission's external id is its own (submit:<ulid>), never the file's base name.
+    assert.deepEqual(lines.map((m) => [/^submit:[0-9A-Z]{26}$/.test(m.externalId ?? ''), m.counterparty, m.type, m.status]), [
+      [true, 'demo-employer', 'SalaryAdjustment', 'rejected'],
+      [true, 'demo-employer', 'SalaryAdjustment', 'applied'],
     ]);
     const show = await runCliToEnd(['messages', 'show', lines[1]!.id!, '--config', config]);
     assert.equal(show.code, 0);
@@ -117,7 +118,8 @@ describe('depot-gateway CLI', () => {
         const names = listed.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { externalId: string }).externalId);
         return names.includes(`demo-salary-${today}.xml`) && names;
       }, 'the demo sample applied', 20_000);
-      assert.equal(applied[0], 'cli-remote.xml', 'newest first');
+      assert.match(applied[0]!, /^submit:/, 'newest first: the submission, then the sample dropped at start');
+      assert.ok(applied.indexOf(`demo-salary-${today}.xml`) > 0);
       gateway.child.kill('SIGTERM');
       assert.equal(await gateway.exited, 0, gateway.output());
     } finally {

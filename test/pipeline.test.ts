@@ -88,15 +88,15 @@ describe('a document from a folder to its response', () => {
     assert.deepEqual(duplicate, { status: 'duplicate', duplicate_of: original!.id });
   });
 
-  test('a new file under a name already received is a duplicate by external id', async () => {
+  test('a new file under a name already received is refused with FILE_NAME_REUSED, not taken for the first', async () => {
     await dropFile(gateway.inbox('demo-employer'), 'reused-name.xml', salaryAdjustment({ messageId: 'SAL-R1' }, [{ pin: PERSONS.cecilia, date: '2026-12-02', salary: '556000.00' }]));
     await waitFor(async () => (await query(`SELECT 1 FROM responses r JOIN messages m ON m.id = r.message_id WHERE m.external_id = 'reused-name.xml'`)).length === 1, 'first response');
     await dropFile(gateway.inbox('demo-employer'), 'reused-name.xml', salaryAdjustment({ messageId: 'SAL-R2' }, [{ pin: PERSONS.cecilia, date: '2026-12-03', salary: '557000.00' }]));
     const rows = await waitFor(async () => {
-      const found = await query<{ status: string }>(`SELECT status FROM messages WHERE external_id = 'reused-name.xml' ORDER BY seq`);
+      const found = await query<{ status: string; error_code: string | null }>(`SELECT status, error_code FROM messages WHERE external_id = 'reused-name.xml' ORDER BY seq`);
       return found.length === 2 ? found : undefined;
     }, 'second message');
-    assert.deepEqual(rows.map((row) => row.status).sort(), ['applied', 'duplicate']);
+    assert.deepEqual(rows, [{ status: 'applied', error_code: null }, { status: 'rejected', error_code: 'FILE_NAME_REUSED' }]);
     assert.equal((await query(`SELECT 1 FROM salaries WHERE annual_salary = 557000`)).length, 0);
   });
 

@@ -9,6 +9,7 @@ import { getMessage, listEvents, listMessages, type MessageFilter, type MessageS
 import { getResponse, listDeliveries } from '../ledger/responses.repository.ts';
 import { migrate } from '../ledger/migrate.ts';
 import { replayMessage } from '../pipeline/replay.ts';
+import { newSubmissionKey } from '../pipeline/message-id.ts';
 import { dropDemoSample } from './demo-sample.ts';
 import { formatPerson, type PersonView } from './person-view.ts';
 import { personStateAsOf } from '../core/person-history.ts';
@@ -112,7 +113,7 @@ export async function runSubmit(options: GlobalOptions, file: string, submit: Su
     }
     const content = workFile ? { path: workFile, setAsidePath: workFile } : { bytes: await readFile(file) };
     receipt = await gateway.intake.receive({
-      channel: 'cli', counterpartyId: submit.from, externalId: name, receivedAt: new Date(), content, metadata: { fileName: name },
+      channel: 'cli', counterpartyId: submit.from, externalId: newSubmissionKey(), receivedAt: new Date(), content, metadata: { fileName: name },
     });
     const message = await getMessage(gateway.deps.db, receipt.messageId);
     const response = await getResponse(gateway.deps.db, receipt.messageId);

@@ -6,6 +6,7 @@ import { GatewayError } from '../core/gateway-error.ts';
 import { getMessage, listEvents, listMessages, type MessageStatus } from '../ledger/messages.repository.ts';
 import { getResponse, listDeliveries } from '../ledger/responses.repository.ts';
 import { replayMessage } from '../pipeline/replay.ts';
+import { newSubmissionKey } from '../pipeline/message-id.ts';
 import type { HttpServerOptions } from './server.ts';
 import { readSubmissionBody } from './submission-body.ts';
 
@@ -33,7 +34,7 @@ export async function registerMessageRoutes(app: FastifyInstance, options: HttpS
       let receipt: IntakeReceipt | undefined;
       try {
         receipt = await intake.receive({
-          channel: 'cli', counterpartyId: from, externalId: name, receivedAt: deps.clock(),
+          channel: 'cli', counterpartyId: from, externalId: newSubmissionKey(), receivedAt: deps.clock(),
           content: body.content, metadata: { fileName: name, submittedBy: staffUser(request.headers.authorization) },
         });
       } finally {

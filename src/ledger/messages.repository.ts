@@ -24,6 +24,8 @@ export interface NewMessage {
   readonly receivedAt: Date;
   /** A file left in the sender's inbox until it is moved out: also recorded in `inbox_files`. */
   readonly inboxFile?: boolean;
+  /** The sender's own MessageId from the document's header, when it could be read: an original's is unique per counterparty. */
+  readonly headerMessageId?: string | null;
 }
 
 export interface StoredMessage {
@@ -91,35 +93,43 @@ function toMessage(row: MessageRow): StoredMessage {
   };
 }
 
-/** The original message this one would duplicate: same counterparty and external id, or same content. */
+/** Which of a document's keys an earlier original has: its content, its header MessageId, or only its external id (file name). */
+export type OriginalMatch = 'content' | 'MessageId' | 'file name';
+
+/**
+ * The original (a message recorded as no other's duplicate) of the same counterparty
+ * that has one of this document's keys — the same content, the same header MessageId,
+ * or the same external id — and which key: content first, then MessageId, so
+ * 'file name' means another document under the same external id.
+ */
 export async function findOriginal(
   sql: Sql,
-  counterpartyId: string,
-  externalId: string,
-  sha256: string,
-): Promise<{ id: string; reason: 'external id' | 'content' } | undefined> {
-  const { rows } = await sql.query<{ id: string; external_id: string }>(
-    `SELECT id, external_id FROM messages
-      WHERE counterparty_id = $1 AND duplicate_of IS NULL AND (external_id = $2 OR sha256 = $3)
-      ORDER BY seq LIMIT 1`,
-    [counterpartyId, externalId, sha256],
+  document: { counterpartyId: string; externalId: string; sha256: string; headerMessageId: string | null },
+): Promise<{ id: string; matched: OriginalMatch } | undefined> {
+  // At most three rows: each key is unique among a counterparty's originals.
+  const { rows } = await sql.query<{ id: string; sha256: string; header_message_id: string | null }>(
+    `SELECT id, sha256, header_message_id FROM messages
+      WHERE counterparty_id = $1 AND duplicate_of IS NULL AND (external_id = $2 OR sha256 = $3 OR header_message_id = $4)`,
+    [document.counterpartyId, document.externalId, document.sha256, document.headerMessageId],
   );
-  const row = rows[0];
-  if (!row) return undefined;
-  return { id: row.id, reason: row.external_id === externalId ? 'external id' : 'content' };
+  const byContent = rows.find((row) => row.sha256 === document.sha256);
+  if (byContent) return { id: byContent.id, matched: 'content' };
+  const byMessageId = document.headerMessageId === null ? undefined : rows.find((row) => row.header_message_id === document.headerMessageId);
+  if (byMessageId) return { id: byMessageId.id, matched: 'MessageId' };
+  return rows[0] ? { id: rows[0].id, matched: 'file name' } : undefined;
 }
 
 /**
  * Inserts a received document. Returns false when a concurrent intake recorded the
- * same original first (the unique indexes on external id and content said so).
+ * same original first (the unique indexes on external id, content and MessageId said so).
  */
 export async function insertMessage(sql: Sql, message: NewMessage): Promise<boolean> {
   // One statement: the row and its first history event, or neither when an original exists.
   const { rows } = await sql.query(
     `WITH inserted AS (
        INSERT INTO messages (id, counterparty_id, channel, external_id, sha256, size_bytes, raw, raw_location,
-                             status, outcome, error_code, duplicate_of, metadata, received_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                             status, outcome, error_code, duplicate_of, metadata, received_at, header_message_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $18)
        ON CONFLICT DO NOTHING RETURNING id),
      inbox AS (
        INSERT INTO inbox_files (message_id, counterparty_id, file_name) SELECT id, $2, $4 FROM inserted WHERE $17::boolean)
@@ -130,7 +140,7 @@ export async function insertMessage(sql: Sql, message: NewMessage): Promise<bool
       message.raw, message.rawLocation, message.status, message.status === 'received' ? null : 'rejected',
       message.errorCode, message.duplicateOf, JSON.stringify(message.metadata), message.receivedAt,
       message.errorCode ?? 'received', JSON.stringify({ channel: message.channel, externalId: message.externalId }),
-      message.inboxFile === true,
+      message.inboxFile === true, message.headerMessageId ?? null,
     ],
   );
   return rows.length > 0;
@@ -187,7 +197,7 @@ async function insertSmallMessages(sql: Sql, messages: readonly NewMessage[]): P
     const row = {
       ordinality: index, id: m.id, counterparty_id: m.counterpartyId, channel: m.channel, external_id: m.externalId, sha256: m.sha256,
       size_bytes: m.sizeBytes, metadata: m.metadata, received_at: m.receivedAt.toISOString(), raw_from: offset + 1, raw_length: length,
-      inbox_file: m.inboxFile === true,
+      inbox_file: m.inboxFile === true, header_message_id: m.headerMessageId ?? null,
     };
     offset += length;
     return row;
@@ -197,11 +207,11 @@ async function insertSmallMessages(sql: Sql, messages: readonly NewMessage[]): P
     `WITH input AS (
        SELECT * FROM json_to_recordset($1::json)
               AS i(ordinality int, id text, counterparty_id text, channel text, external_id text, sha256 text, size_bytes bigint,
-                   metadata jsonb, received_at timestamptz, raw_from int, raw_length int, inbox_file boolean)),
+                   metadata jsonb, received_at timestamptz, raw_from int, raw_length int, inbox_file boolean, header_message_id text)),
      inserted AS (
-       INSERT INTO messages (id, counterparty_id, channel, external_id, sha256, size_bytes, raw, status, metadata, received_at)
+       INSERT INTO messages (id, counterparty_id, channel, external_id, sha256, size_bytes, raw, status, metadata, received_at, header_message_id)
        SELECT id, counterparty_id, channel, external_id, sha256, size_bytes, substring($2::bytea FROM raw_from FOR raw_length),
-              'received', metadata, received_at
+              'received', metadata, received_at, header_message_id
          FROM input ORDER BY ordinality
        ON CONFLICT DO NOTHING RETURNING id),
      events AS (

@@ -11,6 +11,7 @@ import * as debitRuns from './migrations/0009-debit-runs.ts';
 import * as lighterMessageRows from './migrations/0010-lighter-message-rows.ts';
 import * as inboxFiles from './migrations/0011-inbox-files.ts';
 import * as advisorApi from './migrations/0012-advisor-api.ts';
+import * as headerMessageIds from './migrations/0013-header-message-ids.ts';
 import * as applications from './migrations/0014-applications.ts';
 
 export interface Migration {
@@ -20,7 +21,7 @@ export interface Migration {
 }
 
 /** Every migration in order. A new migration is a new file and one line here. */
-export const MIGRATIONS: readonly Migration[] = [messageStore, planLedger, planHistory, custodyLedger, remoteSftp, mailbox, ssek, reportDeadlines, debitRuns, lighterMessageRows, inboxFiles, advisorApi, applications];
+export const MIGRATIONS: readonly Migration[] = [messageStore, planLedger, planHistory, custodyLedger, remoteSftp, mailbox, ssek, reportDeadlines, debitRuns, lighterMessageRows, inboxFiles, advisorApi, headerMessageIds, applications];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */
 const MIGRATION_LOCK = 4_711_001;

@@ -1,6 +1,6 @@
 import { createHash, hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { GatewayError } from '../core/gateway-error.ts';
 import type { Envelope, IntakeOutcome, IntakePort, IntakeReceipt } from '../channels/envelope.ts';
 import { findOriginal, insertMessage, insertReceivedMessages, isOneStatement, type NewMessage } from '../ledger/messages.repository.ts';
@@ -8,15 +8,21 @@ import { writeRejectionResponse, requestNameOf } from './finish-rejected.ts';
 import { newMessageId } from './message-id.ts';
 import { findRecordedInboxFile, recordInboxFileNotMoved, recordInboxFilesMoved, type RecordedInboxFile } from '../ledger/inbox-files.repository.ts';
 import type { StoredDocument } from '../ledger/document-store.ts';
+import { HEAD_BYTES, readHeaderMessageId } from '../messages/header-message-id.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
+import type { Sql } from '../ledger/database.ts';
+import type { DocumentErrorOutcome } from '../messages/message-type.ts';
 
 /**
  * Intake: the only door into the gateway. For every envelope it
  *  - refuses unknown counterparties (nothing is recorded; the channel answers at its edge),
  *  - hashes the bytes (sha256) and records them in the message store, durably, before
  *    it answers — the channel acknowledges the sender only after that,
- *  - records a duplicate (same counterparty + external id, or same content) as such,
- *    with a response saying which message it duplicates,
+ *  - reads the document's own header MessageId, its identity per counterparty, and
+ *    records a duplicate (same counterparty + same content or same MessageId, whatever
+ *    the external id) as such, with a response saying which message it duplicates,
+ *  - keeps the external id (file name, TxId …) as a transport key: another document
+ *    under an external id already used is recorded and answered with FILE_NAME_REUSED,
  *  - records nothing for an inbox file it recorded before whose move out of the inbox
  *    was never recorded (a stop or a failed move in between): the channel moves it,
  *    and its sender is answered once,
@@ -131,7 +137,7 @@ function receivedBytes(base: ReturnType<typeof messageBase>['base'], bytes: Uint
   return {
     message: {
       ...base, sha256: sha256(bytes), sizeBytes: bytes.byteLength, raw: bytes, rawLocation: null,
-      status: 'received', errorCode: null, duplicateOf: null,
+      status: 'received', errorCode: null, duplicateOf: null, headerMessageId: readHeaderMessageId(bytes) ?? null,
     },
   };
 }
@@ -145,7 +151,7 @@ async function prepare(deps: PipelineDeps, envelope: Envelope): Promise<Prepared
     return {
       message: {
         ...base, sha256: report.sha256, sizeBytes: report.sizeBytes, raw: null, rawLocation: report.location,
-        status: 'received', errorCode: null, duplicateOf: null,
+        status: 'received', errorCode: null, duplicateOf: null, headerMessageId: readHeaderMessageId(await headOf(envelope.content)) ?? null,
       },
     };
   }
@@ -173,17 +179,21 @@ async function recordWithAnswer(deps: PipelineDeps, message: NewMessage, rejecti
       const earlier = await findRecordedInboxFile(tx, { counterpartyId: message.counterpartyId, fileName: message.externalId, sha256: message.sha256, sizeBytes: message.sizeBytes });
       if (earlier) return receiptOfEarlier(earlier);
     }
-    const original = await findOriginal(tx, message.counterpartyId, message.externalId, message.sha256);
+    const original = await findOriginal(tx, { ...message, headerMessageId: message.headerMessageId ?? null });
+    if (original?.matched === 'file name') {
+      // Another document under a transport key already used: not this one again, and not taken either.
+      await insertMessage(tx, { ...message, status: 'rejected', errorCode: 'FILE_NAME_REUSED', duplicateOf: original.id });
+      await writeIntakeRejection(tx, message, now, {
+        code: 'FILE_NAME_REUSED',
+        text: `The name ${message.externalId} was used before for another document (message ${original.id}); this one was not processed. Send it under a new file name, with a MessageId not used before.`,
+      });
+      return { messageId: message.id, status: 'rejected', errorCode: 'FILE_NAME_REUSED' };
+    }
     if (original) {
       const duplicate: NewMessage = { ...message, status: 'duplicate', errorCode: 'DUPLICATE_DOCUMENT', duplicateOf: original.id };
       await insertMessage(tx, duplicate);
-      await writeRejectionResponse(tx, {
-        messageId: message.id,
-        messageType: null,
-        responseName: 'MessageRejected',
-        requestName: requestNameOf(message),
-        errors: [{ code: 'DUPLICATE_DOCUMENT', text: `Duplicate of ${original.id} (same ${original.reason}); it was not processed again.` }],
-        now,
+      await writeIntakeRejection(tx, message, now, {
+        code: 'DUPLICATE_DOCUMENT', text: `Duplicate of ${original.id} (same ${original.matched}); it was not processed again.`,
       });
       return { messageId: message.id, status: 'duplicate', duplicateOf: original.id, errorCode: 'DUPLICATE_DOCUMENT' };
     }
@@ -192,14 +202,7 @@ async function recordWithAnswer(deps: PipelineDeps, message: NewMessage, rejecti
       throw new GatewayError('DATABASE_UNAVAILABLE', 'concurrent intake of the same document; retry');
     }
     if (message.status === 'rejected' && message.errorCode) {
-      await writeRejectionResponse(tx, {
-        messageId: message.id,
-        messageType: null,
-        responseName: 'MessageRejected',
-        requestName: requestNameOf(message),
-        errors: [{ code: message.errorCode as 'DOCUMENT_TOO_LARGE', text: rejectionText ?? message.errorCode }],
-        now,
-      });
+      await writeIntakeRejection(tx, message, now, { code: message.errorCode as 'DOCUMENT_TOO_LARGE', text: rejectionText ?? message.errorCode });
       return { messageId: message.id, status: 'rejected', errorCode: 'DOCUMENT_TOO_LARGE' };
     }
     return { messageId: message.id, status: 'received' };
@@ -210,11 +213,37 @@ async function recordWithAnswer(deps: PipelineDeps, message: NewMessage, rejecti
   });
 }
 
+/** The MessageRejected answer of a document intake refused, naming its MessageId when it has one. */
+function writeIntakeRejection(tx: Sql, message: NewMessage, now: Date, error: DocumentErrorOutcome): Promise<void> {
+  return writeRejectionResponse(tx, {
+    messageId: message.id,
+    messageType: null,
+    responseName: 'MessageRejected',
+    inResponseTo: message.headerMessageId ?? undefined,
+    requestName: requestNameOf(message),
+    errors: [error],
+    now,
+  });
+}
+
+/** The first bytes of a document, where its header is. */
+async function headOf(content: Envelope['content']): Promise<Uint8Array> {
+  if ('bytes' in content) return content.bytes.subarray(0, HEAD_BYTES);
+  const file = await open(content.path);
+  try {
+    const buffer = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await file.read(buffer, 0, HEAD_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
+}
+
 /** The receipt of an inbox file recorded before, as intake gave it then. */
 function receiptOfEarlier(earlier: RecordedInboxFile): IntakeReceipt {
   const { messageId, status, errorCode } = earlier;
   if (status === 'duplicate') return { messageId, status: 'duplicate', errorCode: 'DUPLICATE_DOCUMENT', recordedBefore: true };
-  if (errorCode === 'DOCUMENT_TOO_LARGE') return { messageId, status: 'rejected', errorCode, recordedBefore: true };
+  if (errorCode === 'DOCUMENT_TOO_LARGE' || errorCode === 'FILE_NAME_REUSED') return { messageId, status: 'rejected', errorCode, recordedBefore: true };
   return { messageId, status: 'received', recordedBefore: true };
 }
 

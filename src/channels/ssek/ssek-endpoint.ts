@@ -66,6 +66,11 @@ async function receiveDocument(options: SsekEndpointOptions, party: SsekParty, r
     flow, answeredInline: receipt.status !== 'received',
   });
   let answered = receipt.messageId;
+  if (receipt.errorCode === 'FILE_NAME_REUSED') {
+    // The TxId is this channel's transport key: another document under it is a fault, as before intake knew MessageIds.
+    const original = await findMessageByTxId(options.db, party.counterpartyId, txId);
+    throw new GatewayError('SSEK_TX_ID_ALREADY_RECEIVED', `TxId ${txId} was received before with another document (message ${original?.id ?? 'unknown'}); send a changed document under a new TxId.`);
+  }
   if (receipt.status === 'duplicate') {
     const original = await findMessageByTxId(options.db, party.counterpartyId, txId);
     if (original) {
