@@ -3,7 +3,7 @@
  * PGlite in the data folder, with the same migrations, and a document still goes
  * from the folder to its response through the real Redis queues.
  */
-import { test, after } from 'node:test';
+import { test, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
@@ -13,7 +13,7 @@ import { changeFee, PERSONS } from './support/documents.ts';
 import { holdingsReport } from './support/custodian-reports.ts';
 
 let gateway: TestGateway | undefined;
-after(() => gateway?.destroy());
+afterAll(() => gateway?.destroy());
 
 test('a document is applied on the embedded PostgreSQL and answered', async () => {
   gateway = await startTestGateway({ embedded: true });

@@ -1,4 +1,4 @@
-import { test, before, after } from 'node:test';
+import { test, beforeAll, afterAll, expect } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { appendFile, mkdir, readdir, readFile, rename, stat, utimes, writeFile } from 'node:fs/promises';
@@ -24,11 +24,11 @@ let template: TestDatabase;
 const gateways: TestGateway[] = [];
 const databases: TestDatabase[] = [];
 
-before(async () => {
+beforeAll(async () => {
   sshd = await startSshd();
   template = await createDemoLedgerTemplate();
 });
-after(async () => {
+afterAll(async () => {
   for (const gateway of gateways.splice(0)) await gateway.destroy().catch(() => undefined);
   await sshd?.destroy();
   for (const database of databases.splice(0)) await database.drop();
@@ -118,7 +118,7 @@ test('a document fetched from the remote outbox is applied, answered in the remo
 
   const responseName = `fees-sftp-1.${message!.id}.ChangeFeeResponse.xml`;
   await waitFor(async () => (await readdir(remote.inbox)).includes(responseName), 'the response in the remote inbox');
-  assert.deepEqual(await readdir(remote.inbox), [responseName], 'no temporary file is left beside the response');
+  expect(await readdir(remote.inbox)).toEqual([responseName]);
   const response = await readFile(join(remote.inbox, responseName), 'utf8');
   assert.match(response, /<InResponseTo>FEES-SFTP-1<\/InResponseTo>/);
   assert.match(response, /<Status>Accepted<\/Status>/);
@@ -130,7 +130,7 @@ test('a document fetched from the remote outbox is applied, answered in the remo
   await waitFor(async () => (await readdir(remote.outbox)).length === 0, 'the remote outbox to be emptied');
   // The poller records a removal just after the move on the server.
   await waitFor(async () => (await query(gateway, `SELECT 1 FROM remote_files WHERE removed_at IS NULL`)).length === 0, 'the removal recorded');
-  assert.deepEqual(await readdir(remote.archive), [`${message!.id}-fees-sftp-1.xml`]);
+  expect(await readdir(remote.archive)).toEqual([`${message!.id}-fees-sftp-1.xml`]);
   const recorded = await query<{ message_id: string; removed: boolean }>(gateway,
     `SELECT message_id, removed_at IS NOT NULL AS removed FROM remote_files WHERE counterparty_id = 'demo-employer'`);
   assert.deepEqual(recorded, [{ message_id: message!.id, removed: true }]);
@@ -197,7 +197,7 @@ test('the server going away mid-run loses nothing and duplicates nothing once it
   assert.deepEqual(deliveries, [{ n: String(names.length) }], 'each response recorded as delivered');
   const fees = await query<{ n: string }>(gateway, `SELECT count(*)::text AS n FROM insurance_fees WHERE message_id = ANY($1)`, [rows.map((m) => m.id)]);
   assert.deepEqual(fees, [{ n: String(names.length) }], 'each document applied exactly once');
-  assert.deepEqual((await readdir(remote.inbox)).filter((file) => !file.endsWith('.ChangeFeeResponse.xml')), [], 'no temporary upload left behind');
+  expect((await readdir(remote.inbox)).filter((file) => !file.endsWith('.ChangeFeeResponse.xml'))).toEqual([]);
   await waitFor(async () => (await readdir(remote.outbox)).length === 0, 'the remote outbox to be emptied');
   assert.equal((await readdir(remote.archive)).length, names.length);
   await stopGateway(gateway);
@@ -226,7 +226,7 @@ test('a restart after intake but before the remote removal does not create a sec
   });
   await rename(staged, join(remote.outbox, 'restart-2.xml'));
   await sleep(800); // polled at least twice: seen, stable, found already recorded, archiving fails
-  assert.deepEqual((await readdir(remote.outbox)).sort(), ['restart-1.xml', 'restart-2.xml']);
+  expect((await readdir(remote.outbox)).sort()).toEqual(['restart-1.xml', 'restart-2.xml']);
   await stopGateway(first);
 
   await mkdir(remote.archive);
@@ -236,7 +236,7 @@ test('a restart after intake but before the remote removal does not create a sec
   await waitFor(async () => (await query(second, 'SELECT 1 FROM remote_files WHERE removed_at IS NULL')).length === 0, 'both removals recorded');
   const rows = await messagesNamed(second, ['restart-1.xml', 'restart-2.xml']);
   assert.deepEqual(rows.map((m) => [m.external_id, m.duplicate_of]), [['restart-1.xml', null], ['restart-2.xml', null]], 'one message per file');
-  assert.deepEqual((await readdir(remote.archive)).sort(), rows.map((m) => `${m.id}-${m.external_id}`).sort());
+  expect((await readdir(remote.archive)).sort()).toEqual(rows.map((m) => `${m.id}-${m.external_id}`).sort());
   const recorded = await query<{ message_id: string; removed: boolean }>(second,
     `SELECT message_id, removed_at IS NOT NULL AS removed FROM remote_files ORDER BY remote_path`);
   assert.deepEqual(recorded, rows.map((m) => ({ message_id: m.id, removed: true })));
@@ -263,7 +263,7 @@ test('a server whose host key is not the pinned one is refused and nothing is ta
   await writeFile(join(remote.outbox, 'refused.xml'), feeDocument('refused.xml', '340'));
   await sleep(1500);
   assert.deepEqual(await query(gateway, `SELECT id FROM messages WHERE channel = 'sftp'`), []);
-  assert.deepEqual(await readdir(remote.outbox), ['refused.xml']);
+  expect(await readdir(remote.outbox)).toEqual(['refused.xml']);
   assert.equal((await stat(join(remote.outbox, 'refused.xml'))).isFile(), true);
   await stopGateway(gateway);
 });
