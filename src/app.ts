@@ -30,6 +30,7 @@ import { HandOff } from './pipeline/hand-off.ts';
 import { InlineScheduler } from './pipeline/inline-scheduler.ts';
 import { PipelineQueues, connectRedis } from './pipeline/queues.ts';
 import { startReconciler } from './pipeline/reconciler.ts';
+import { closeWithin } from './pipeline/bounded-close.ts';
 import { startStageWorker } from './pipeline/stage.worker.ts';
 import type { PipelineStage } from './ledger/messages.repository.ts';
 import { validateMessages } from './pipeline/validate.stage.ts';
@@ -52,6 +53,14 @@ import { runDepsFrom } from './pipeline/debit-run.ts';
  * (`submit` when no gateway is running).
  */
 export type Role = 'api' | 'worker' | 'watch';
+
+/**
+ * Bounds on closing (src/pipeline/bounded-close.ts), inside the 9 s a stop is given
+ * (src/cli/stop-on-signal.ts): active jobs and a calendar run get 5 s to finish (the
+ * apply loop stops after its current batch), anything else waiting on Redis 1 s.
+ */
+const WORKERS_FINISH_MS = 5_000;
+const REDIS_CLOSE_MS = 1_000;
 
 export interface GatewayOptions {
   readonly roles: readonly Role[];
@@ -113,14 +122,16 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
     const inline = new InlineScheduler();
     if (!options.inline) {
       const redisUrl = config.redisUrl ?? (await embeddedRedis(dataDir, closers));
-      redis = connectRedis(redisUrl, throttled((error) => log.warn({ err: error.message }, 'Redis connection problem; reconnecting')));
+      redis = connectRedis(redisUrl, throttled((error) => log.warn({ err: error.message }, 'Redis connection problem; reconnecting')), stopping.signal);
       const connection = redis;
-      closers.push(() => connection.quit());
+      // A connection that has ended already (Redis gone while stopping) cannot quit: it is dropped.
+      const quit = () => connection.quit().catch(() => connection.disconnect());
+      closers.push(() => closeWithin('redis connection', quit, REDIS_CLOSE_MS, log).then((closed) => closed || connection.disconnect()));
       queues = new PipelineQueues(redis, {
         redisUrl, prefix: config.queuePrefix, attempts: config.workers.attempts, backoffMs: config.workers.backoffMs,
       });
       const opened = queues;
-      closers.push(() => opened.close());
+      closers.push(() => closeWithin('queues', () => opened.close(), REDIS_CLOSE_MS, log));
     }
 
     const schemas = await processSchemaValidator(join(PROJECT_ROOT, 'schemas'));
@@ -168,7 +179,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
           runs: runDepsFrom(config, deps.outboundFor, log),
         }),
       });
-      closers.push(() => calendar.close());
+      closers.push(() => closeWithin('calendar, its active run finishing', () => calendar.close(), WORKERS_FINISH_MS, log));
       await calendar.start();
     }
 
@@ -243,10 +254,11 @@ function startWorkers(config: Readonly<GatewayConfig>, deps: PipelineDeps, redis
     db: deps.db, scheduler: deps.scheduler, everyMs: config.workers.reconcileEveryMs, olderThanMs: config.workers.reconcileAfterMs, log: deps.log,
   });
   closers.push(() => stopReconciler());
-  closers.push(() => Promise.all(workers.map((worker) => worker.close())));
+  closers.push(() => closeWithin('workers, their active jobs finishing', () => Promise.all(workers.map((worker) => worker.close())), WORKERS_FINISH_MS, deps.log));
 }
 
-async function openDatabase(config: Readonly<GatewayConfig>, dataDir: string): Promise<Database> {
+/** The configured database: PostgreSQL at `databaseUrl`, else PGlite in the data folder. */
+export async function openDatabase(config: Readonly<GatewayConfig>, dataDir: string): Promise<Database> {
   if (config.databaseUrl) return openPostgresDatabase({ url: config.databaseUrl });
   const { openPgliteDatabase } = await import('./ledger/pglite.database.ts');
   return openPgliteDatabase(join(dataDir, 'pglite'));

@@ -16,6 +16,9 @@ export interface EmbeddedRedis {
   stop(): Promise<void>;
 }
 
+/** How long redis-server may take to exit on SIGTERM before it is killed. */
+const STOP_GRACE_MS = 1_000;
+
 export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis> {
   const found = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   if (found.error || found.status !== 0) {
@@ -36,10 +39,15 @@ export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis
   await waitForPing(url, child);
   return {
     url,
+    // Dead already when the service manager stopped the whole process group; killed if it will not go.
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const kill = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+        child.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
         child.kill('SIGTERM');
       }),
   };

@@ -39,9 +39,18 @@ export function idsOf(data: StageJobData): readonly string[] {
   return data.messageIds ?? (data.messageId ? [data.messageId] : []);
 }
 
-/** A Redis connection as BullMQ needs it: commands wait for a reconnect instead of failing. */
-export function connectRedis(url: string, onError: (error: Error) => void = () => undefined): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
+/**
+ * A Redis connection as BullMQ needs it: commands wait for a reconnect instead of
+ * failing. Once `stopping` is aborted a lost connection is no longer retried, so that
+ * closing ends even when Redis has gone for good (BullMQ's own connections are
+ * duplicates of this one and keep the same rule).
+ */
+export function connectRedis(url: string, onError: (error: Error) => void = () => undefined, stopping?: AbortSignal): Redis {
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false,
+    // ioredis's own default delay while running.
+    retryStrategy: (times) => (stopping?.aborted ? null : Math.min(times * 50, 2000)),
+  });
   // ioredis reconnects by itself; the listener keeps a lost connection from being an unhandled error.
   redis.on('error', onError);
   return redis;

@@ -1,0 +1,112 @@
+/**
+ * The embedded default as a service manager runs it: the gateway started on its own
+ * (PGlite in the data folder, a private redis-server) in a process group of its own,
+ * and stopped by SIGTERM to the whole group — its redis-server gets the signal at the
+ * same moment, or is dead already. Either way the gateway is gone within 10 s and
+ * leaves no redis-server behind. Its idle memory is measured here too.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../src/config/load-config.ts';
+import { freePort } from '../src/pipeline/embedded-redis.ts';
+
+interface Started {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  readonly redisPid: number;
+  readonly output: () => string;
+  readonly exited: Promise<void>;
+}
+
+const dataDir = await mkdtemp(join(tmpdir(), 'dg-embedded-stop-'));
+const started: Started[] = [];
+after(async () => {
+  for (const gateway of started) if (gateway.child.exitCode === null && gateway.child.signalCode === null) process.kill(-gateway.pid, 'SIGKILL');
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function startGateway(): Promise<Started> {
+  // The demo configuration and nothing from the test's environment: embedded database and Redis.
+  const { DATABASE_URL, REDIS_URL, DEPOT_GATEWAY_CONFIG, ...inherited } = process.env;
+  void [DATABASE_URL, REDIS_URL, DEPOT_GATEWAY_CONFIG];
+  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'depot-gateway.js'), 'start'], {
+    cwd: PROJECT_ROOT,
+    env: { ...inherited, DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // a process group of its own, as under a service manager
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const pid = child.pid!;
+  const deadline = Date.now() + 240_000; // a first start creates the database (initdb)
+  while (!output.includes('depot-gateway is running')) {
+    assert.ok(child.exitCode === null && Date.now() < deadline, `the gateway did not start:\n${output.slice(-2000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const redisPid = childrenOf(pid).find((candidate) => commandOf(candidate) === 'redis-server');
+  assert.ok(redisPid, 'the gateway runs its own redis-server');
+  const gateway = { child, pid, redisPid, output: () => output, exited };
+  started.push(gateway);
+  return gateway;
+}
+
+function childrenOf(pid: number): number[] {
+  return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
+function commandOf(pid: number): string {
+  return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+}
+
+/** Gone, or a zombie its parent has not reaped yet. */
+function isRunning(pid: number): boolean {
+  if (!existsSync(`/proc/${pid}/stat`)) return false;
+  return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
+async function stopGroupWithin(gateway: Started, limitMs: number): Promise<number> {
+  const sent = Date.now();
+  process.kill(-gateway.pid, 'SIGTERM');
+  const inTime = await Promise.race([gateway.exited.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), limitMs))]);
+  assert.ok(inTime, `the gateway was still running ${limitMs} ms after SIGTERM:\n${gateway.output().slice(-2000)}`);
+  return Date.now() - sent;
+}
+
+test('on the embedded defaults the gateway idles under 300 MB resident (370 MB run from the sources)', async (t) => {
+  const gateway = await startGateway();
+  await new Promise((resolve) => setTimeout(resolve, 5000));
+  const rssMb = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${gateway.pid}/status`, 'utf8'))![1]) / 1024;
+  const code = /"code":"(\w+)"/.exec(gateway.output())?.[1];
+  t.diagnostic(`idle RSS ${rssMb.toFixed(0)} MB (${code})`);
+  // Run from the sources, tsx's compiler adds about 70 MB (docs/performance.md).
+  assert.ok(rssMb < (code === 'compiled' ? 300 : 370), `idle RSS ${rssMb.toFixed(0)} MB (${code})`);
+  const ms = await stopGroupWithin(gateway, 10_000);
+  t.diagnostic(`stopped ${ms} ms after SIGTERM to its group`);
+});
+
+test('SIGTERM to the process group stops the gateway and its redis-server within 10 s', async (t) => {
+  const gateway = await startGateway();
+  const ms = await stopGroupWithin(gateway, 10_000);
+  t.diagnostic(`stopped ${ms} ms after SIGTERM to its group`);
+  assert.equal(gateway.child.exitCode, 0, 'a stop that finished in time exits 0');
+  assert.equal(isRunning(gateway.redisPid), false, 'no redis-server of the gateway is left running');
+});
+
+test('with its redis-server killed first, SIGTERM to the group still stops the gateway within 10 s', async (t) => {
+  const gateway = await startGateway();
+  process.kill(gateway.redisPid, 'SIGKILL');
+  // Until the gateway has noticed and is reconnecting.
+  const deadline = Date.now() + 10_000;
+  while (!/connect ECONNREFUSED|connection problem/.test(gateway.output()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  const ms = await stopGroupWithin(gateway, 10_000);
+  t.diagnostic(`stopped ${ms} ms after SIGTERM to its group`);
+  assert.equal(isRunning(gateway.redisPid), false, 'no redis-server of the gateway is left running');
+  assert.match(gateway.output(), /"msg":"(stopped|stopping took too long[^"]*)"/, 'the gateway says how it stopped');
+});
