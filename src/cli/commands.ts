@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { copyFile, readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { pino } from 'pino';
 import { openGateway, type Gateway, type Role } from '../app.ts';
@@ -9,12 +9,17 @@ import { getMessage, listEvents, listMessages, type MessageFilter, type MessageS
 import { getResponse, listDeliveries } from '../ledger/responses.repository.ts';
 import { migrate } from '../ledger/migrate.ts';
 import { replayMessage } from '../pipeline/replay.ts';
+import { newSubmissionKey } from '../pipeline/message-id.ts';
 import { dropDemoSample } from './demo-sample.ts';
 import { formatPerson, type PersonView } from './person-view.ts';
 import { personStateAsOf } from '../core/person-history.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
 import { readPersonHistory } from '../ledger/person-history.repository.ts';
 import { GatewayClient } from './gateway-client.ts';
+import { chooseLogFormat, createGatewayLogger } from './gateway-logger.ts';
+import { buildStartSummary, formatStartSummary } from './start-summary.ts';
+import type { IntakeReceipt } from '../channels/envelope.ts';
+import { newSubmissionWorkFile, settleSubmissionWorkFile } from '../channels/submission-work-file.ts';
 import { expectedCustodians, listCustodianReports } from '../pipeline/report-deadlines.job.ts';
 import { EXIT, table } from './output.ts';
 import { stopOnSignals } from './stop-on-signal.ts';
@@ -38,7 +43,8 @@ function config(options: GlobalOptions): Readonly<GatewayConfig> {
 
 export async function runStart(options: GlobalOptions, roles: readonly Role[]): Promise<void> {
   const settings = config(options);
-  const gateway = await openGateway(settings, { roles });
+  const format = chooseLogFormat(settings.logFormat, process.stdout.isTTY === true);
+  const gateway = await openGateway(settings, { roles, log: await createGatewayLogger(settings, format) });
   const log = gateway.log;
   log.info(
     {
@@ -48,11 +54,13 @@ export async function runStart(options: GlobalOptions, roles: readonly Role[]): 
     },
     'depot-gateway is running',
   );
-  const address = gateway.http?.server.address();
-  if (address && typeof address === 'object') {
-    log.info({ dashboard: `http://${settings.host}:${address.port}/admin/queues`, health: `http://${settings.host}:${address.port}/healthz` }, 'queue dashboard (staff login from staff.users)');
-  }
   if (settings.demo && roles.includes('watch')) await dropDemoSample(gateway);
+  // Last, so that a newcomer finds it at the bottom of the screen.
+  const address = gateway.http?.server.address();
+  const folders = roles.includes('watch') ? gateway.folders : new Map<string, string>();
+  const summary = buildStartSummary(settings, folders, address && typeof address === 'object' ? address.port : undefined, process.pid);
+  if (format === 'pretty') process.stdout.write(formatStartSummary(summary));
+  else log.info(summary, 'where to look');
   stopOnSignals(gateway, log);
 }
 
@@ -72,26 +80,36 @@ interface SubmitOptions {
 
 export async function runSubmit(options: GlobalOptions, file: string, submit: SubmitOptions): Promise<void> {
   const settings = config(options);
-  const bytes = await readFile(file).catch((error: Error) => {
+  // The size first: a document over the limit is never read into memory, here or by the gateway.
+  const size = await stat(file).then((stats) => stats.size, (error: Error) => {
     throw new GatewayError('REQUEST_INVALID', `cannot read ${file}: ${error.message}`);
   });
   const name = basename(file);
   const client = new GatewayClient(settings);
   if (await client.isRunning()) {
-    const receipt = await client.submit(submit.from, name, bytes);
+    const receipt = await client.submit(submit.from, name, file);
     if (!submit.wait) return void printJson(receipt);
     const outcome = await client.waitForOutcome(receipt.messageId, Number(submit.timeout) * 1000);
     return finishSubmit(submit, receipt, outcome.message, outcome.response);
   }
   const gateway = await openGateway(settings, { roles: [], inline: true, log: pino({ level: 'warn' }) });
+  let workFile: string | undefined;
+  let receipt: IntakeReceipt | undefined;
   try {
-    const receipt = await gateway.intake.receive({
-      channel: 'cli', counterpartyId: submit.from, externalId: name, receivedAt: new Date(), content: { bytes }, metadata: { fileName: name },
+    if (size > settings.limits.maxDocumentBytes) {
+      // Kept where the gateway keeps an oversized submission (intake records that place), not at the caller's path.
+      workFile = await newSubmissionWorkFile(settings.dataDir, name);
+      await copyFile(file, workFile);
+    }
+    const content = workFile ? { path: workFile, setAsidePath: workFile } : { bytes: await readFile(file) };
+    receipt = await gateway.intake.receive({
+      channel: 'cli', counterpartyId: submit.from, externalId: newSubmissionKey(), receivedAt: new Date(), content, metadata: { fileName: name },
     });
     const message = await getMessage(gateway.deps.db, receipt.messageId);
     const response = await getResponse(gateway.deps.db, receipt.messageId);
     finishSubmit(submit, receipt, message, response?.body);
   } finally {
+    if (workFile) await settleSubmissionWorkFile(workFile, receipt);
     await gateway.close();
   }
 }
