@@ -1,13 +1,14 @@
 import { copyFile, readFile, stat } from 'node:fs/promises';
-import { basename } from 'node:path';
-import { pino } from 'pino';
-import { openGateway, type Gateway, type Role } from '../app.ts';
+import { basename, resolve } from 'node:path';
+import { pino, type Logger } from 'pino';
+import { openDatabase, openGateway, type Gateway, type Role } from '../app.ts';
 import { loadConfig } from '../config/load-config.ts';
 import type { GatewayConfig } from '../config/config.schema.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import { getMessage, listEvents, listMessages, type MessageFilter, type MessageStatus, type StoredMessage } from '../ledger/messages.repository.ts';
 import { getResponse, listDeliveries } from '../ledger/responses.repository.ts';
 import { migrate } from '../ledger/migrate.ts';
+import { seedDemoData } from '../ledger/demo-data.ts';
 import { replayMessage } from '../pipeline/replay.ts';
 import { newSubmissionKey } from '../pipeline/message-id.ts';
 import { dropDemoSample } from './demo-sample.ts';
@@ -65,10 +66,16 @@ export async function runStart(options: GlobalOptions, roles: readonly Role[]): 
 }
 
 export async function runMigrate(options: GlobalOptions): Promise<void> {
-  await withStore(options, async (gateway) => {
-    const applied = await migrate(gateway.deps.db);
+  // The database alone: opening a gateway would migrate first and leave nothing to report.
+  const settings = config(options);
+  const db = await openDatabase(settings, resolve(settings.dataDir));
+  try {
+    const applied = await migrate(db);
+    if (settings.demo) await seedDemoData(db);
     process.stdout.write(applied.length ? `applied migrations ${applied.join(', ')}\n` : 'database is up to date\n');
-  });
+  } finally {
+    await db.close();
+  }
 }
 
 interface SubmitOptions {
@@ -92,7 +99,7 @@ export async function runSubmit(options: GlobalOptions, file: string, submit: Su
     const outcome = await client.waitForOutcome(receipt.messageId, Number(submit.timeout) * 1000);
     return finishSubmit(submit, receipt, outcome.message, outcome.response);
   }
-  const gateway = await openGateway(settings, { roles: [], inline: true, log: pino({ level: 'warn' }) });
+  const gateway = await openGateway(settings, { roles: [], inline: true, log: commandLog() });
   let workFile: string | undefined;
   let receipt: IntakeReceipt | undefined;
   try {
@@ -128,7 +135,7 @@ export async function runReplay(options: GlobalOptions, id: string): Promise<voi
     printJson(await client.replay(id));
     return;
   }
-  const gateway = await openGateway(settings, { roles: [], inline: true, log: pino({ level: 'warn' }) });
+  const gateway = await openGateway(settings, { roles: [], inline: true, log: commandLog() });
   try {
     const stage = await replayMessage(gateway.deps.db, gateway.deps.scheduler, id);
     printJson({ messageId: id, replayedFrom: stage, status: (await getMessage(gateway.deps.db, id))?.status });
@@ -287,12 +294,17 @@ async function readStore<T>(options: GlobalOptions, local: (gateway: Gateway) =>
 }
 
 async function withStore<T>(options: GlobalOptions, work: (gateway: Gateway) => Promise<T>): Promise<T> {
-  const gateway = await openGateway(config(options), { roles: [], inline: true, log: pino({ level: 'warn' }) });
+  const gateway = await openGateway(config(options), { roles: [], inline: true, log: commandLog() });
   try {
     return await work(gateway);
   } finally {
     await gateway.close();
   }
+}
+
+/** Warnings of a one-shot command go to stderr: stdout holds only what the command answers (a table, JSON, a document). */
+function commandLog(): Logger {
+  return pino({ level: 'warn' }, pino.destination(2));
 }
 
 function printJson(value: unknown): void {

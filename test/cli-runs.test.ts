@@ -1,0 +1,96 @@
+/**
+ * The operator's commands run as an operator runs them (a child process, a config
+ * file, real PostgreSQL): `migrate` on an empty database and again, `debit-run` that
+ * delivers a custodian's DebitAccounts and makes nothing new when repeated, `payout-run`
+ * on a month with nothing in payout, and `replay` of an id that does not exist.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createTestDatabase, deleteQueues, testSettings, type TestDatabase } from './support/harness.ts';
+import { runCliToEnd, writeConfigFile } from './support/processes.ts';
+
+describe('operator commands', () => {
+  let database: TestDatabase;
+  let folder: string;
+  let config: string;
+  let queuePrefix: string;
+  const cli = (...args: string[]) => runCliToEnd([...args, '--config', config]);
+  const sql = async <Row extends object>(text: string): Promise<Row[]> => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      return (await client.query<Row>(text)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+
+  before(async () => {
+    database = await createTestDatabase();
+    folder = await mkdtemp(join(tmpdir(), 'dg-cli-runs-'));
+    const settings = testSettings(join(folder, 'data'), { databaseUrl: database.url, port: 1, logLevel: 'warn' });
+    queuePrefix = settings.queuePrefix as string;
+    config = await writeConfigFile(folder, settings);
+  });
+  after(async () => {
+    await database.drop();
+    await deleteQueues(queuePrefix);
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  test('migrate brings an empty database up to date, and a second run finds nothing to do', async () => {
+    const first = await cli('migrate');
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /^applied migrations 1, 2, 3, /);
+    const rows = await sql<{ count: string }>('SELECT count(*) FROM schema_migrations');
+    assert.ok(Number(rows[0]!.count) >= 12);
+    const second = await cli('migrate');
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(second.stdout, 'database is up to date\n');
+  });
+
+  test("debit-run delivers the custodian's DebitAccounts once; the repeat makes nothing new", async () => {
+    // The custodian reported the accounts' values at the quarter's end (as its Holdings would).
+    await sql(`INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
+               SELECT account_number, '2026-09-30', 5000, 95000, 100000, 1, 'cli-runs-test' FROM custody_accounts WHERE custodian_id = 'demo-custodian'`);
+    const first = await cli('debit-run', '--year', '2026', '--quarter', '3', '--json');
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.stdout.trim().split('\n').length, 1, `one JSON line on stdout, logs elsewhere:\n${first.stdout.slice(0, 2000)}`);
+    const outcome = JSON.parse(first.stdout) as { runKey: string; created: { custodianId: string; fileName: string; accounts: number }[]; delivered: { target: string }[] };
+    assert.equal(outcome.runKey, '2026-Q3');
+    assert.deepEqual(outcome.created.map((c) => [c.custodianId, c.accounts]), [['demo-custodian', 6]]);
+    assert.equal(outcome.delivered.length, 1);
+    const outbox = join(folder, 'data', 'counterparties', 'demo-custodian', 'outbox');
+    const files = await readdir(outbox);
+    assert.deepEqual(files, [outcome.created[0]!.fileName]);
+    assert.match(await readFile(join(outbox, files[0]!), 'utf8'), /<DebitAccounts[\s>]/);
+
+    const again = await cli('debit-run', '--year', '2026', '--quarter', '3');
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, '2026-Q3: already run for every custodian; nothing new.\n');
+    assert.deepEqual(await readdir(outbox), files, 'no second file');
+
+    const bad = await cli('debit-run', '--year', '2026', '--quarter', '5');
+    assert.equal(bad.code, 2, 'a quarter that does not exist is a usage error');
+    assert.notEqual(bad.stderr, '');
+  });
+
+  test('payout-run on a month with no insurance in payout makes no document', async () => {
+    const run = await cli('payout-run', '--month', '2026-12', '--json');
+    assert.equal(run.code, 0, run.stderr);
+    const outcome = JSON.parse(run.stdout) as { runKey: string; created: unknown[] };
+    assert.equal(outcome.runKey, '2026-12');
+    assert.deepEqual(outcome.created, []);
+    assert.equal((await cli('payout-run', '--month', 'December')).code, 2);
+  });
+
+  test('replay of an id no message has exits 1 with MESSAGE_NOT_FOUND', async () => {
+    const replay = await cli('replay', '01JZZZZZZZZZZZZZZZZZZZZZZZ');
+    assert.equal(replay.code, 1, replay.stderr);
+    assert.match(replay.stderr, /MESSAGE_NOT_FOUND/);
+  });
+});
