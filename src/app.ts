@@ -258,7 +258,6 @@ function startWorkers(config: Readonly<GatewayConfig>, deps: PipelineDeps, redis
 }
 
 /** The configured database: PostgreSQL at `databaseUrl`, else PGlite in the data folder. */
-export /** The configured database: PostgreSQL at `databaseUrl`, else PGlite in the data folder. */
 export async function openDatabase(config: Readonly<GatewayConfig>, dataDir: string): Promise<Database> {
   if (config.databaseUrl) return openPostgresDatabase({ url: config.databaseUrl });
   const { openPgliteDatabase } = await import('./ledger/pglite.database.ts');
