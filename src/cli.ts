@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson, runReports, runDebitRunCommand, runPayoutRunCommand, runPayoutNotices, runMailSetAside } from './cli/commands.ts';
+import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson, runReports, runDebitRunCommand, runPayoutRunCommand, runPayoutNotices, runMailSetAside, runHashSecret } from './cli/commands.ts';
 import { EXIT, reportError } from './cli/output.ts';
 import { isGatewayError } from './core/gateway-error.ts';
 
@@ -104,6 +104,11 @@ program
   .option('--unsent', 'only notices not mailed yet')
   .option('--json', 'JSON lines instead of a table')
   .action((options) => runPayoutNotices(program.opts(), options));
+
+program
+  .command('hash-secret')
+  .description('read a secret from stdin (not echoed at a terminal) and print its scrypt hash, for passwordHash and secretHash settings')
+  .action(() => runHashSecret());
 
 try {
   await program.parseAsync(process.argv);

@@ -28,6 +28,8 @@ import { runDebitRun, runDepsFrom, type RunDeps, type RunSummary } from '../pipe
 import { runPayoutRun } from '../pipeline/payout-run.ts';
 import { listPayoutNotices } from '../pipeline/payout-notices.job.ts';
 import { listSetAsideMail, setAsideLimit } from '../ledger/mail-set-aside.repository.ts';
+import { hashSecret } from '../config/secret-hash.ts';
+import { readSecret } from './read-secret.ts';
 
 /**
  * What each command does. Commands that read or change the store work in-process on
@@ -261,6 +263,11 @@ export async function runPayoutRunCommand(options: GlobalOptions, run: { month: 
   const result = await withStore(options, (gateway) =>
     gateway.deps.db.transaction((tx) => runPayoutRun(tx, runDepsOf(gateway), run.month, gateway.deps.clock(), { dryRun: run.dryRun === true })));
   printRun(result, run);
+}
+
+/** Prints the scrypt hash of a secret read from stdin; needs no configuration, database or Redis. */
+export async function runHashSecret(): Promise<void> {
+  process.stdout.write(`${await hashSecret(await readSecret())}\n`);
 }
 
 function runDepsOf(gateway: Gateway): RunDeps {
