@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FolderInboxWatcher } from '../src/channels/folder.channel.ts';
+import type { IntakePort } from '../src/channels/envelope.ts';
 import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
 import { createTestDatabase, deleteQueues, dropFile, startTestGateway, testSettings, waitFor, FIXED_NOW } from './support/harness.ts';
 import { runCli, writeConfigFile } from './support/processes.ts';
@@ -122,4 +123,32 @@ test('a file that cannot be archived is answered once and reported once across r
   await waitFor(async () => (await count(`SELECT count(*)::text AS n FROM messages WHERE status = 'duplicate'`)) === 1, 'the re-send recorded as a duplicate');
   await waitFor(async () => (await xmlFiles(gateway.outbox('demo-employer'))).length === documents + 1, 'the re-send answered');
   await waitFor(async () => (await xmlFiles(gateway.inbox('demo-employer'))).length === 0, 'the re-send moved');
+});
+
+test('a recorded file its sender removed before the move counts as moved: nothing is reported, and a later upload of it is a duplicate', async (t) => {
+  const gateway = await startTestGateway({ roles: ['worker'] });
+  cleanups.push(() => gateway.destroy());
+  const inbox = gateway.inbox('demo-employer');
+  const errors: object[] = [];
+  // The real intake; the sender removes each file just after intake recorded it.
+  const intake: IntakePort = {
+    receive: (envelope) => gateway.intake.receive(envelope).finally(() => rm(join(inbox, envelope.externalId), { force: true })),
+    inboxFilesMoved: (ids) => gateway.intake.inboxFilesMoved!(ids),
+    inboxFileNotMoved: (id, reason) => gateway.intake.inboxFileNotMoved!(id, reason),
+  };
+  const watcher = new FolderInboxWatcher({
+    counterparties: [{ id: 'demo-employer', folder: join(inbox, '..') }], intake, maxDocumentBytes: 1 << 20,
+    stableMs: 50, pollIntervalMs: 25, rescanEveryMs: 100, clock: () => FIXED_NOW,
+    log: { info() {}, warn() {}, error: (obj) => errors.push(obj) },
+  });
+  t.after(() => watcher.stop());
+  await watcher.start();
+  const count = async (sql: string) => Number((await gateway.deps.db.query<{ n: string }>(sql)).rows[0]!.n);
+
+  await dropFile(inbox, 'gone.xml', document('GONE', 0));
+  await waitFor(async () => (await count(`SELECT count(*)::text AS n FROM messages`)) === 1, 'the file recorded');
+  await waitFor(async () => (await count(`SELECT count(*)::text AS n FROM inbox_files`)) === 0, 'its leaving recorded');
+  assert.deepEqual(errors, []);
+  await dropFile(inbox, 'gone.xml', document('GONE', 0));
+  await waitFor(async () => (await count(`SELECT count(*)::text AS n FROM messages WHERE status = 'duplicate'`)) === 1, 'the upload again answered as a duplicate');
 });

@@ -1,5 +1,5 @@
 import { watch, type FSWatcher, type Stats } from 'node:fs';
-import { mkdirSync, readFileSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import type { Envelope, IntakeOutcome, IntakePort } from './envelope.ts';
 import { WaitingFiles, type Look } from './inbox-turn.ts';
@@ -294,6 +294,11 @@ export class FolderInboxWatcher {
         inbox.moved.add(envelope.externalId);
         moved.push(receipt.messageId);
       } catch (error) {
+        // Removed by its sender meanwhile: it has left the inbox all the same.
+        if (!existsSync(path)) {
+          moved.push(receipt.messageId);
+          continue;
+        }
         // Left to the rescan, which offers it again: intake knows the file and answers nothing new.
         await this.#reportNotMoved(receipt.messageId, error, { counterpartyId: counterparty.id, path, target });
         continue;
