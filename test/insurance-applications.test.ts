@@ -42,6 +42,28 @@ describe('insurance applications', () => {
 
   const as = (client: string, options: InjectOptions) => gateway.http!.inject({ ...options, headers: { ...options.headers, authorization: `Bearer ${tokens.get(client)}` } });
   const submit = (body: object, client = 'firm') => as(client, { method: 'POST', url: '/InsuranceApplication', payload: body });
+  const staff = (method: 'GET' | 'POST', url: string, payload?: object) =>
+    gateway.http!.inject({ method, url, headers: { authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` }, ...(payload ? { payload } : {}) });
+  /** The insurance an application was issued as, in the ledger: account at the custodian, premium, charges, distribution plan. */
+  const assertIssued = async (applicationId: string, expected: { monthly: string | null }) => {
+    const db = gateway.deps.db;
+    const [app] = (await db.query<{ insurance_number: string }>('SELECT insurance_number FROM applications WHERE application_id = $1', [applicationId])).rows;
+    const insuranceNumber = app!.insurance_number;
+    assert.match(insuranceNumber, /^INS-\d+$/);
+    const [insurance] = (await db.query<Record<string, string>>(
+      `SELECT i.insured_pin, i.policyholder, i.product_code, i.start_date::text AS start, i.custody_account, a.custodian_id, i.created_by_message
+         FROM insurances i JOIN custody_accounts a ON a.account_number = i.custody_account WHERE i.insurance_number = $1`, [insuranceNumber])).rows;
+    assert.deepEqual(insurance, {
+      insured_pin: ANNA, policyholder: ANNA, product_code: 'KF-DEPA', start: '2026-11-25', custody_account: `DEPA-${insuranceNumber.slice(4)}`, custodian_id: 'demo-custodian', created_by_message: applicationId,
+    });
+    const premiums = (await db.query<{ monthly_amount: string }>('SELECT monthly_amount::text FROM insurance_premiums WHERE insurance_number = $1', [insuranceNumber])).rows;
+    assert.deepEqual(premiums.map((p) => p.monthly_amount), expected.monthly ? [expected.monthly] : []);
+    const fees = (await db.query<{ fee_type: string; value: string }>('SELECT fee_type, value::text FROM insurance_fees WHERE insurance_number = $1 ORDER BY fee_type', [insuranceNumber])).rows;
+    assert.deepEqual(fees.map((f) => [f.fee_type, Number(f.value)]), [['CapitalCharge', 0.35], ['FixedCharge', 360]]);
+    const lines = (await db.query<{ isin: string; percent: string }>(
+      'SELECT l.isin, l.percent::text FROM fund_allocations a JOIN fund_allocation_lines l ON l.allocation_id = a.id WHERE a.insurance_number = $1 ORDER BY l.isin', [insuranceNumber])).rows;
+    assert.deepEqual(lines.map((l) => [l.isin, Number(l.percent)]), [['SE000DEPA010', 60], ['SE000DEPA044', 40]]);
+  };
   const savedCount = async () => Number((await gateway.deps.db.query<{ n: string }>('SELECT count(*) AS n FROM applications')).rows[0]!.n);
 
   test('a check without saving: valid, or every business problem with its JSON path', async () => {
@@ -77,11 +99,12 @@ describe('insurance applications', () => {
   test('submitted: received then approved at once, with its history, a Location and a PDF receipt', async () => {
     const answer = await submit(application);
     assert.equal(answer.statusCode, 201, answer.body);
-    const saved = answer.json() as { applicationId: string; status: string; history: { status: string; by: string }[]; submittedAt: string };
+    const saved = answer.json() as { applicationId: string; status: string; insuranceId: string; history: { status: string; by: string }[]; submittedAt: string };
     assert.match(saved.applicationId, /^IA-[0-9A-Z]{26}$/);
     assert.equal(answer.headers.location, `/InsuranceApplication/${saved.applicationId}`);
-    assert.equal(saved.status, 'approved');
-    assert.deepEqual(saved.history.map((h) => [h.status, h.by]), [['received', 'advisor:ADV-001'], ['approved', 'gateway']]);
+    assert.equal(saved.status, 'issued');
+    assert.deepEqual(saved.history.map((h) => [h.status, h.by]), [['received', 'advisor:ADV-001'], ['approved', 'gateway'], ['issued', 'gateway']]);
+    await assertIssued(saved.applicationId, { monthly: '1000.00' });
     assert.equal(saved.submittedAt, now.toISOString());
 
     const read = await as('firm', { url: `/InsuranceApplication/${saved.applicationId}` });
@@ -98,9 +121,25 @@ describe('insurance applications', () => {
   test('a single premium above the review limit goes to manual review, saying why', async () => {
     const answer = await submit({ ...application, premium: { single: '2000000.00' } });
     assert.equal(answer.statusCode, 201);
-    const saved = answer.json() as { status: string; history: { status: string; reason: string | null }[] };
+    const saved = answer.json() as { applicationId: string; status: string; insuranceId: string | null; history: { status: string; reason: string | null }[] };
     assert.equal(saved.status, 'under-review');
     assert.deepEqual(saved.history.at(-1), { status: 'under-review', at: now.toISOString(), by: 'gateway', reason: 'single premium above 1000000 SEK' });
+    assert.equal(saved.insuranceId, null, 'nothing issued before a person decides');
+
+    const review = (await staff('GET', '/api/applications?status=under-review')).json() as { applicationId: string }[];
+    assert.ok(review.some((row) => row.applicationId === saved.applicationId));
+    assert.equal((await staff('POST', `/api/applications/${saved.applicationId}/approve`, {})).statusCode, 400, 'a decision needs its reason');
+    const approved = await staff('POST', `/api/applications/${saved.applicationId}/approve`, { reason: 'source of funds checked' });
+    assert.deepEqual(approved.json(), { applicationId: saved.applicationId, status: 'issued' });
+    const after = (await as('firm', { url: `/InsuranceApplication/${saved.applicationId}` })).json() as { history: { status: string; by: string; reason: string }[] };
+    assert.deepEqual(after.history.slice(-2).map((h) => [h.status, h.by]), [['approved', 'staff:staff'], ['issued', 'gateway']]);
+    await assertIssued(saved.applicationId, { monthly: null });
+    assert.equal((await staff('POST', `/api/applications/${saved.applicationId}/reject`, { reason: 'too late' })).statusCode, 404, 'decided already');
+
+    const other = (await submit({ ...application, premium: { single: '3000000.00' } })).json() as { applicationId: string };
+    const rejected = await staff('POST', `/api/applications/${other.applicationId}/reject`, { reason: 'no source of funds' });
+    assert.deepEqual(rejected.json(), { applicationId: other.applicationId, status: 'rejected' });
+    assert.equal(((await as('firm', { url: `/InsuranceApplication/${other.applicationId}` })).json() as { insuranceId: null }).insuranceId, null);
   });
 
   test('an application is its firm\'s only, and a customer\'s list needs a power of attorney', async () => {
@@ -119,8 +158,8 @@ describe('insurance applications', () => {
 
     const list = await as('firm', { url: `/Customer/${ANNA}/InsuranceApplications` });
     assert.equal(list.statusCode, 200);
-    const rows = list.json() as { applicationId: string; productName: string; status: string; insuranceId: null }[];
-    assert.ok(rows.some((row) => row.applicationId === mine.applicationId && row.productName === 'Kapitalförsäkring Depå' && row.insuranceId === null));
+    const rows = list.json() as { applicationId: string; productName: string; status: string; insuranceId: string | null }[];
+    assert.ok(rows.some((row) => row.applicationId === mine.applicationId && row.productName === 'Kapitalförsäkring Depå' && /^INS-\d+$/.test(String(row.insuranceId))));
     assert.equal((await as('other-firm', { url: `/Customer/${ANNA}/InsuranceApplications` })).statusCode, 404, 'no power of attorney');
     assert.equal((await as('firm', { url: '/Customer/198002021239/InsuranceApplications' })).statusCode, 404, 'a customer without the firm\'s power of attorney');
   });

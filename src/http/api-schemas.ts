@@ -103,13 +103,14 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
   add({
     $id: 'ApplicationStatus',
     type: 'object',
-    required: ['applicationId', 'productId', 'customerId', 'status', 'submittedAt', 'history'],
+    required: ['applicationId', 'productId', 'customerId', 'status', 'submittedAt', 'insuranceId', 'history'],
     properties: {
       applicationId: { type: 'string' },
       productId: { type: 'string' },
       customerId: { type: 'string' },
       status: { type: 'string', enum: ['received', 'under-review', 'approved', 'rejected', 'issued'] },
       submittedAt: { type: 'string', format: 'date-time' },
+      insuranceId: { type: ['string', 'null'], description: 'The insurance it was issued as, once issued' },
       history: {
         type: 'array',
         items: { type: 'object', required: ['status', 'at', 'by', 'reason'], properties: { status: { type: 'string' }, at: { type: 'string', format: 'date-time' }, by: { type: 'string' }, reason: { type: ['string', 'null'] } } },

@@ -18,8 +18,9 @@ import { sendProblem } from './problem-details.ts';
  * status and its history, get the PDF receipt, and list a customer's applications.
  *
  * A submitted application is saved with its first statuses in one transaction: it is
- * `received`, then either `approved` at once or `under-review` with the reasons the
- * review rules (`api.review`) gave. An application is the submitting firm's only;
+ * `received`, then either `approved` and `issued` at once (the insurance and its custody
+ * account created in the ledger) or `under-review` with the reasons the review rules
+ * (`api.review`) gave, for staff to approve or reject (application-review.routes.ts). An application is the submitting firm's only;
  * anyone else gets the same 404 as for an id that does not exist.
  */
 export interface ApplicationRouteOptions {
@@ -73,7 +74,7 @@ export async function registerInsuranceApplicationRoutes(app: FastifyInstance, o
     }, [
       { status: 'received', by: `advisor:${input.advisorCode}`, reason: null },
       reasons.length > 0 ? { status: 'under-review', by: 'gateway', reason: reasons.join('; ') } : { status: 'approved', by: 'gateway', reason: 'no rule asks for a review' },
-    ]);
+    ], stockholmDate(now));
     const saved = (await findApplication(db, applicationId))!;
     return reply.code(201).header('location', `/InsuranceApplication/${applicationId}`).send(statusView(saved));
   });
@@ -119,7 +120,7 @@ export async function registerInsuranceApplicationRoutes(app: FastifyInstance, o
 function statusView(application: ApplicationRecord) {
   return {
     applicationId: application.applicationId, productId: application.productId, customerId: application.customerId,
-    status: application.status, submittedAt: application.submittedAt, history: application.history,
+    status: application.status, submittedAt: application.submittedAt, insuranceId: application.insuranceId, history: application.history,
   };
 }
 

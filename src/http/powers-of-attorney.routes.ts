@@ -1,9 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { isIsoDate } from '../core/calendar-date.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import { isValidOrganisationNumber, isValidPersonalIdentityNumber } from '../core/identifiers.ts';
 import { grantPowerOfAttorney, listPowersOfAttorney, revokePowerOfAttorney, type NewPowerOfAttorney } from '../ledger/powers-of-attorney.repository.ts';
 import type { HttpServerOptions } from './server.ts';
+import { staffUserOf } from './staff-user.ts';
 
 /**
  * Staff keep the register of powers of attorney: list (by customer or holder), grant,
@@ -19,13 +20,13 @@ export async function registerPowerOfAttorneyRoutes(app: FastifyInstance, option
 
   app.post<{ Body: unknown }>('/api/powers-of-attorney', async (request, reply) => {
     const power = readNewPower(request.body);
-    const granted = await grantPowerOfAttorney(deps.db, power, staffUser(request), deps.clock());
+    const granted = await grantPowerOfAttorney(deps.db, power, staffUserOf(request), deps.clock());
     if (!granted) throw new GatewayError('REQUEST_INVALID', `holderOrganisationNumber ${power.holderOrganisationNumber} is not a registered advisor firm.`);
     return reply.code(201).header('location', `/api/powers-of-attorney/${granted.id}`).send(granted);
   });
 
   app.post<{ Params: { id: string } }>('/api/powers-of-attorney/:id/revoke', async (request) => {
-    const revoked = await revokePowerOfAttorney(deps.db, request.params.id, staffUser(request), deps.clock());
+    const revoked = await revokePowerOfAttorney(deps.db, request.params.id, staffUserOf(request), deps.clock());
     if (!revoked) throw new GatewayError('RESOURCE_NOT_FOUND', `No power of attorney ${request.params.id} in force to revoke.`);
     return revoked;
   });
@@ -49,11 +50,4 @@ export function readNewPower(body: unknown): NewPowerOfAttorney {
   else if (validTo !== null && validFrom && validTo < validFrom) problems.push('validTo: on or after validFrom');
   if (problems.length > 0) throw new GatewayError('REQUEST_INVALID', problems.join('; '));
   return { holderOrganisationNumber: holder!, customerId: customer!, kind: kind as NewPowerOfAttorney['kind'], validFrom: validFrom!, validTo: validTo ?? null };
-}
-
-/** The staff user of a request that passed staff authentication (HTTP Basic). */
-function staffUser(request: FastifyRequest): string {
-  const basic = /^Basic (.+)$/i.exec(request.headers.authorization ?? '');
-  const user = basic ? Buffer.from(basic[1]!, 'base64').toString('utf8').split(':')[0] : undefined;
-  return `staff:${user || 'unknown'}`;
 }

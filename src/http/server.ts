@@ -22,6 +22,7 @@ import { registerPayoutNoticeRoutes } from './payout-notices.routes.ts';
 import { registerMailSetAsideRoutes } from './mail-set-aside.routes.ts';
 import { registerRestApi } from './rest-api.ts';
 import { registerPowerOfAttorneyRoutes } from './powers-of-attorney.routes.ts';
+import { registerApplicationReviewRoutes } from './application-review.routes.ts';
 
 /**
  * The HTTP server on PORT (default 8080): health for orchestrators, and behind staff
@@ -74,6 +75,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     await registerPayoutNoticeRoutes(staff, options);
     await registerMailSetAsideRoutes(staff, options);
     await registerPowerOfAttorneyRoutes(staff, options);
+    await registerApplicationReviewRoutes(staff, options);
     if (queues) {
       const board = new FastifyAdapter();
       // The calendar queue (debit runs, report deadlines, payouts) beside the stages: staff see its runs and failures too.

@@ -1,5 +1,6 @@
 import type { Database, Sql } from './database.ts';
 import type { ApplicationFacts, InsuranceApplicationInput } from '../core/insurance-application.rules.ts';
+import { issueInsurance } from './issue-application.repository.ts';
 
 /**
  * Applications made through the REST API and their status history, and the ledger
@@ -26,6 +27,8 @@ export interface ApplicationRecord {
   readonly body: InsuranceApplicationInput;
   readonly status: ApplicationStatus;
   readonly submittedAt: string;
+  /** The insurance it was issued as; null until issued. */
+  readonly insuranceId: string | null;
   readonly history: readonly StatusChange[];
 }
 
@@ -55,29 +58,78 @@ export interface NewApplication {
   readonly submittedAt: Date;
 }
 
-/** Saves the application with its first statuses, in one transaction: nothing half-saved. */
-export async function insertApplication(db: Database, application: NewApplication, statuses: readonly Omit<StatusChange, 'at'>[]): Promise<void> {
+/**
+ * Saves the application with its first statuses, in one transaction: nothing
+ * half-saved. An application approved at once is issued in the same transaction.
+ */
+export async function insertApplication(db: Database, application: NewApplication, statuses: readonly Omit<StatusChange, 'at'>[], day: string): Promise<void> {
   await db.transaction(async (tx) => {
-    const last = statuses[statuses.length - 1]!;
     await tx.query(
       `INSERT INTO applications (application_id, kind, firm_organisation_number, advisor_code, customer_id, product_code, body, status, submitted_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'received', $8)`,
       [application.applicationId, application.kind, application.firmOrganisationNumber, application.advisorCode, application.customerId, application.productId,
-        JSON.stringify(application.body), last.status, application.submittedAt.toISOString()],
+        JSON.stringify(application.body), application.submittedAt.toISOString()],
     );
-    for (const change of statuses) {
-      await tx.query(
-        'INSERT INTO application_status_changes (application_id, status, changed_at, changed_by, reason) VALUES ($1, $2, $3, $4, $5)',
-        [application.applicationId, change.status, application.submittedAt.toISOString(), change.by, change.reason],
-      );
-    }
+    for (const change of statuses) await recordStatus(tx, application.applicationId, change, application.submittedAt);
+    if (statuses.at(-1)?.status === 'approved') await issue(tx, application.applicationId, application.body, application.submittedAt, day);
   });
+}
+
+export type ReviewDecision = 'approve' | 'reject';
+
+/**
+ * A person's decision on an application under review: approved (and issued at once)
+ * or rejected, with the reason. Undefined when there is no such application under review.
+ */
+export async function decideApplication(db: Database, applicationId: string, decision: ReviewDecision, by: string, reason: string, at: Date, day: string): Promise<ApplicationStatus | undefined> {
+  return db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ body: InsuranceApplicationInput | string }>(
+      "SELECT body FROM applications WHERE application_id = $1 AND status = 'under-review' FOR UPDATE",
+      [applicationId],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    if (decision === 'reject') {
+      await recordStatus(tx, applicationId, { status: 'rejected', by, reason }, at);
+      return 'rejected';
+    }
+    await recordStatus(tx, applicationId, { status: 'approved', by, reason }, at);
+    await issue(tx, applicationId, typeof row.body === 'string' ? JSON.parse(row.body) as InsuranceApplicationInput : row.body, at, day);
+    return 'issued';
+  });
+}
+
+/** Applications by status (all when none given), oldest first: the staff's review list. */
+export async function listApplications(db: Sql, status: ApplicationStatus | undefined, limit: number): Promise<Omit<ApplicationRecord, 'history' | 'body'>[]> {
+  const { rows } = await db.query<Omit<ApplicationRecord, 'history' | 'body'> & { submittedAt: Date | string }>(
+    `SELECT a.application_id AS "applicationId", a.kind, a.firm_organisation_number AS "firmOrganisationNumber", a.advisor_code AS "advisorCode",
+            a.customer_id AS "customerId", a.product_code AS "productId", p.name AS "productName", a.status, a.submitted_at AS "submittedAt",
+            a.insurance_number AS "insuranceId"
+       FROM applications a JOIN products p ON p.code = a.product_code
+      WHERE ($1::text IS NULL OR a.status = $1) ORDER BY a.submitted_at, a.application_id LIMIT $2`,
+    [status ?? null, limit],
+  );
+  return rows.map((row) => ({ ...row, submittedAt: iso(row.submittedAt) }));
+}
+
+async function issue(tx: Sql, applicationId: string, body: InsuranceApplicationInput, at: Date, day: string): Promise<void> {
+  const insuranceNumber = await issueInsurance(tx, applicationId, body, day);
+  await recordStatus(tx, applicationId, { status: 'issued', by: 'gateway', reason: `insurance ${insuranceNumber}` }, at);
+}
+
+async function recordStatus(tx: Sql, applicationId: string, change: Omit<StatusChange, 'at'>, at: Date): Promise<void> {
+  await tx.query('UPDATE applications SET status = $2 WHERE application_id = $1', [applicationId, change.status]);
+  await tx.query(
+    'INSERT INTO application_status_changes (application_id, status, changed_at, changed_by, reason) VALUES ($1, $2, $3, $4, $5)',
+    [applicationId, change.status, at.toISOString(), change.by, change.reason],
+  );
 }
 
 export async function findApplication(db: Sql, applicationId: string): Promise<ApplicationRecord | undefined> {
   const { rows } = await db.query<Omit<ApplicationRecord, 'history'> & { submittedAt: Date | string }>(
     `SELECT a.application_id AS "applicationId", a.kind, a.firm_organisation_number AS "firmOrganisationNumber", a.advisor_code AS "advisorCode",
-            a.customer_id AS "customerId", a.product_code AS "productId", p.name AS "productName", a.body, a.status, a.submitted_at AS "submittedAt"
+            a.customer_id AS "customerId", a.product_code AS "productId", p.name AS "productName", a.body, a.status, a.submitted_at AS "submittedAt",
+            a.insurance_number AS "insuranceId"
        FROM applications a JOIN products p ON p.code = a.product_code WHERE a.application_id = $1`,
     [applicationId],
   );
@@ -100,7 +152,7 @@ export interface CustomerApplicationRow {
 /** The applications one firm made for a customer, newest first. */
 export async function listCustomerApplications(db: Sql, customerId: string, firmOrganisationNumber: string): Promise<CustomerApplicationRow[]> {
   const { rows } = await db.query<CustomerApplicationRow>(
-    `SELECT p.name AS "productName", NULL AS "insuranceId", a.application_id AS "applicationId", a.status
+    `SELECT p.name AS "productName", a.insurance_number AS "insuranceId", a.application_id AS "applicationId", a.status
        FROM applications a JOIN products p ON p.code = a.product_code
       WHERE a.customer_id = $1 AND a.firm_organisation_number = $2 AND a.kind = 'insurance'
       ORDER BY a.submitted_at DESC, a.application_id DESC`,

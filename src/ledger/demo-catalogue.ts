@@ -20,6 +20,7 @@ export const DEMO_ADVISORS = {
 
 const CATALOGUE_SQL = `
 UPDATE products SET line = 'occupational' WHERE code IN ('TJP-DEPA', 'TJP-DEPA-ESG') AND line <> 'occupational';
+UPDATE products SET standard_fixed_charge = 360, standard_capital_charge = 0.35 WHERE standard_fixed_charge = 0;
 
 INSERT INTO advisor_firms (organisation_number, name) VALUES
   ('5565555553', 'Demo Rådgivning AB'),

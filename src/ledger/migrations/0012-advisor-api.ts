@@ -3,7 +3,8 @@
  *
  * - `products.open_for_subscription`: whether advisors may offer the product now
  *   (GET /Product lists only these); `products.line`: an individual insurance or an
- *   employer's occupational plan.
+ *   employer's occupational plan; `standard_fixed_charge` / `standard_capital_charge`:
+ *   the yearly charges an insurance issued from an application starts with.
  * - `product_documents`: a product's documents (pre-purchase information, terms, fact
  *   sheets), every version kept. A document's id stays the same across versions;
  *   GET /Document/{id} answers its latest published version.
@@ -18,6 +19,9 @@ export const name = 'advisor api';
 export const sql = `
 ALTER TABLE products ADD COLUMN open_for_subscription boolean NOT NULL DEFAULT true;
 ALTER TABLE products ADD COLUMN line text NOT NULL DEFAULT 'individual' CHECK (line IN ('individual', 'occupational'));
+-- The charges an insurance issued from an application starts with (the product's price list).
+ALTER TABLE products ADD COLUMN standard_fixed_charge numeric(18,2) NOT NULL DEFAULT 0;
+ALTER TABLE products ADD COLUMN standard_capital_charge numeric(9,4) NOT NULL DEFAULT 0;
 
 CREATE TABLE product_documents (
   document_id    text NOT NULL,

@@ -3,7 +3,8 @@
  *
  * - `applications`: one row per application (`kind` insurance or plan), with the firm
  *   and advisor that made it, the customer (policyholder) it is for, the product, the
- *   request body as sent, its current status and when it was submitted.
+ *   request body as sent, its current status, when it was submitted and, once issued,
+ *   the insurance it became.
  * - `application_status_changes`: every status the application has had, with when, who
  *   (`advisor:<code>`, `staff:<user>`, `gateway` for the rules) and why.
  */
@@ -19,7 +20,9 @@ CREATE TABLE applications (
   product_code         text NOT NULL REFERENCES products(code),
   body                 jsonb NOT NULL,
   status               text NOT NULL CHECK (status IN ('received', 'under-review', 'approved', 'rejected', 'issued')),
-  submitted_at         timestamptz NOT NULL
+  submitted_at         timestamptz NOT NULL,
+  -- The insurance it was issued as.
+  insurance_number     text REFERENCES insurances(insurance_number)
 );
 CREATE INDEX applications_by_customer ON applications (customer_id, firm_organisation_number);
 
