@@ -9,6 +9,11 @@
 #
 #   docker build -t depot-gateway .
 #   docker compose up            (PostgreSQL, Redis and the gateway; see docker-compose.yml)
+#
+# The image runs no demo: it reads /config/depot-gateway.yaml (mount your file there, or
+# set DEPOT_GATEWAY_CONFIG) and without it stops with CONFIG_INVALID saying so. It listens
+# on 0.0.0.0, so the configuration must hold password hashes (depot-gateway hash-secret),
+# no demo and no placeholder passwords: the gateway refuses to start otherwise.
 
 ARG NODE_IMAGE=node:22-bookworm-slim
 
@@ -28,7 +33,8 @@ FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    DEPOT_GATEWAY_CONFIG=/config/depot-gateway.yaml
 WORKDIR /app
 # Read-only for the node user: the gateway writes only to DATA_DIR.
 COPY --from=deps /app/node_modules ./node_modules

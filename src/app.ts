@@ -135,7 +135,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
     }
 
     const schemas = await processSchemaValidator(join(PROJECT_ROOT, 'schemas'));
-    log.debug({ validation: schemas.where }, 'schema validation ready');
+    log.info({ validation: schemas.where, libxml2: schemas.libxml2 }, 'schema validation ready');
     schemas.onBroken((error) =>
       log.fatal({ err: error }, 'the validation thread stopped: documents cannot be validated until the gateway is restarted (their jobs retry, then go dead for replay)'));
     const deps: PipelineDeps = {
@@ -202,6 +202,10 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       const { MailboxWatcher } = await import('./channels/mail/mailbox.watcher.ts');
       const mailbox = new MailboxWatcher({
         imap: config.mail.imap, intake, senders: senderDirectory(config), clock: deps.clock, log,
+        trust: {
+          authservId: config.mail.imap.authservId,
+          trustedRelay: new Set(config.counterparties.filter((counterparty) => counterparty.mail?.trustedRelay).map((counterparty) => counterparty.id)),
+        },
         setAside: { record: (mail) => recordSetAsideMail(db, { ...mail, sender: mail.from }) },
       });
       mailbox.start();

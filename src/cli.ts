@@ -15,7 +15,8 @@ const REJECTIONS: ReadonlySet<string> = new Set(['MESSAGE_NOT_FOUND', 'PERSON_NO
 
 const program = new Command('depot-gateway')
   .description('Integration gateway for fund-based custody insurance and occupational pensions')
-  .option('-c, --config <file>', 'configuration file (YAML); default $DEPOT_GATEWAY_CONFIG, else the demo configuration')
+  .option('-c, --config <file>', 'configuration file (YAML); default $DEPOT_GATEWAY_CONFIG')
+  .option('--demo', 'use the demo configuration (config/demo.yaml: demo data and login, embedded services, this machine only)')
   .showHelpAfterError()
   .exitOverride();
 

@@ -34,7 +34,7 @@ async function startGateway(): Promise<Started> {
   // The demo configuration and nothing from the test's environment: embedded database and Redis.
   const { DATABASE_URL, REDIS_URL, DEPOT_GATEWAY_CONFIG, ...inherited } = process.env;
   void [DATABASE_URL, REDIS_URL, DEPOT_GATEWAY_CONFIG];
-  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'depot-gateway.js'), 'start'], {
+  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'depot-gateway.js'), '--demo', 'start'], {
     cwd: PROJECT_ROOT,
     env: { ...inherited, DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],

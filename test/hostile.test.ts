@@ -1,6 +1,6 @@
 /**
  * Hostile input against a running gateway: external entities, entity expansion,
- * nesting past the cap, bytes that are not UTF-8 and a 200 MB file over the size
+ * nesting past the cap, attribute floods (on one element, across the document), bytes that are not UTF-8 and a 200 MB file over the size
  * limit. Each must be answered with its own code within a second, without the
  * process's memory following the input, and the gateway must go on serving.
  */
@@ -33,6 +33,15 @@ const HOSTILE: Record<string, { code: string; body: string | Buffer }> = {
   'deep.xml': {
     code: 'XML_TOO_DEEP',
     body: `<?xml version="1.0"?>\n<ChangeFee xmlns="${NS}">${'<Item>'.repeat(10_000)}${'</Item>'.repeat(10_000)}</ChangeFee>`,
+  },
+  // 200,000 attributes on one element once held validation for 72 s (libxml2 checks them pair by pair).
+  'many-attributes.xml': {
+    code: 'XML_TOO_MANY_ATTRIBUTES',
+    body: `<?xml version="1.0"?>\n<ChangeFee xmlns="${NS}"><Header${Array.from({ length: 200_000 }, (_, index) => ` a${index}="v"`).join('')}/></ChangeFee>`,
+  },
+  'attributes-everywhere.xml': {
+    code: 'XML_DOCUMENT_TOO_MANY_ATTRIBUTES',
+    body: `<?xml version="1.0"?>\n<ChangeFee xmlns="${NS}">${`<Item${Array.from({ length: 60 }, (_, index) => ` a${index}="v"`).join('')}/>`.repeat(5_000)}</ChangeFee>`,
   },
   'latin1.xml': {
     code: 'XML_ENCODING_INVALID',

@@ -28,7 +28,7 @@ describe('http', () => {
     assert.equal((await inject({ url: '/healthz' })).statusCode, 200);
     const ready = await inject({ url: '/readyz' });
     assert.equal(ready.statusCode, 200);
-    assert.deepEqual(ready.json(), { status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
+    assert.deepEqual(ready.json(), { status: 'ready', checks: { postgres: 'up', redis: 'up' } });
   });
 
   test('the queue dashboard and the message API need staff credentials', async () => {

@@ -20,6 +20,7 @@ import { runCliToEnd, writeConfigFile } from './support/processes.ts';
 
 const EMPLOYER = 'HR@Employer.example';
 const GATEWAY = 'documents@insurer.example';
+const MAX_MAIL_BYTES = 256 * 1024;
 
 interface Attachment {
   readonly name: string;
@@ -27,8 +28,21 @@ interface Attachment {
   readonly body: string;
 }
 
-/** A literal RFC 822 mail with base64 attachments, as a mail client sends it. */
-function composeMail(fields: { from: string; messageId: string; subject: string; references?: string; attachments: readonly Attachment[] }): string {
+/** The insurer's receiving server, whose Authentication-Results the gateway believes. */
+const RECEIVING_SERVER = 'mx.insurer.example';
+
+/** What the receiving server found of a mail from `from`: SPF, DKIM and DMARC passed for its domain. */
+function passedFor(from: string): string {
+  const domain = from.split('@')[1];
+  return `${RECEIVING_SERVER}; spf=pass smtp.mailfrom=${from}; dkim=pass header.d=${domain} header.s=mail; dmarc=pass (p=reject) header.from=${domain}`;
+}
+
+/**
+ * A literal RFC 822 mail with base64 attachments, as a mail client sends it and the
+ * insurer's receiving server stores it: with its Authentication-Results on top
+ * (`authenticationResults: null` for none).
+ */
+function composeMail(fields: { from: string; messageId: string; subject: string; references?: string; attachments: readonly Attachment[]; authenticationResults?: string | null }): string {
   const boundary = `b-${randomBytes(6).toString('hex')}`;
   const parts = [
     `--${boundary}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nHej, here is this month's file.\r\n`,
@@ -37,7 +51,9 @@ function composeMail(fields: { from: string; messageId: string; subject: string;
       return `--${boundary}\r\nContent-Type: ${a.contentType}; name="${a.name}"\r\nContent-Disposition: attachment; filename="${a.name}"\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64}\r\n`;
     }),
   ];
+  const results = fields.authenticationResults === undefined ? passedFor(fields.from) : fields.authenticationResults;
   return [
+    ...(results === null ? [] : [`Authentication-Results: ${results}`]),
     `From: Employer HR <${fields.from}>`,
     `To: ${GATEWAY}`,
     `Subject: ${fields.subject}`,
@@ -79,6 +95,7 @@ describe('the mailbox channel', () => {
           imap: {
             host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, password: dovecot.password,
             processedMailbox: 'Processed', asideMailbox: 'Set aside', pollIntervalMs: 300, idle: true,
+            authservId: RECEIVING_SERVER, maxMailBytes: MAX_MAIL_BYTES,
           },
         },
       },
@@ -243,6 +260,41 @@ describe('the mailbox channel', () => {
     } finally {
       await rm(work, { recursive: true, force: true });
     }
+  });
+
+  test('mail not authenticated for its From domain, or over the size cap, is set aside with the reason and nothing of it applied', async () => {
+    const forged = '<forged@employer.example>';
+    const otherServer = '<other-server@employer.example>';
+    const large = '<large@employer.example>';
+    // Sent from elsewhere under the employer's address: SPF passed, but for the sender's own domain.
+    await deliver(composeMail({
+      from: EMPLOYER, messageId: forged, subject: 'Fees', attachments: [fees('MAIL-FORGED', 'INS-100001', '0.91')],
+      authenticationResults: `${RECEIVING_SERVER}; spf=pass smtp.mailfrom=x@attacker.example; dkim=none; dmarc=fail header.from=employer.example`,
+    }));
+    // The sender wrote its own "pass", under another server's name.
+    await deliver(composeMail({
+      from: EMPLOYER, messageId: otherServer, subject: 'Fees', attachments: [fees('MAIL-OTHER-SERVER', 'INS-100001', '0.92')],
+      authenticationResults: `mx.attacker.example; dmarc=pass header.from=employer.example`,
+    }));
+    await deliver(composeMail({
+      from: EMPLOYER, messageId: large, subject: 'A large file', attachments: [{ name: 'large.xml', contentType: 'application/xml', body: `<a>${'x'.repeat(MAX_MAIL_BYTES)}</a>` }],
+    }));
+    const recorded = await waitFor(async () => {
+      const rows = await query<{ mail_message_id: string; reason: string; detail: string }>(
+        'SELECT mail_message_id, reason, detail FROM mail_set_aside WHERE mail_message_id = ANY($1) ORDER BY mail_message_id', [[forged, otherServer, large]],
+      );
+      return rows.length === 3 ? rows : undefined;
+    }, 'three set-aside records');
+    assert.deepEqual(recorded.map((row) => [row.mail_message_id, row.reason]), [[forged, 'not-authenticated'], [large, 'too-large'], [otherServer, 'not-authenticated']]);
+    assert.match(recorded[0]!.detail, /no DMARC, DKIM or SPF pass for employer\.example from mx\.insurer\.example \(found: spf=pass \(x@attacker\.example\), dkim=none, dmarc=fail/);
+    assert.match(recorded[1]!.detail, /bytes; mail\.imap\.maxMailBytes allows 262144/);
+    assert.match(recorded[2]!.detail, /no Authentication-Results from mx\.insurer\.example/);
+    await waitFor(async () => {
+      const aside = (await folder('Set aside')).map((m) => m.messageId);
+      return [forged, otherServer, large].every((id) => aside.includes(id));
+    }, 'the three mails in the aside folder');
+    assert.deepEqual(await query('SELECT 1 FROM messages WHERE external_id LIKE ANY($1)', [[`${forged}/%`, `${otherServer}/%`, `${large}/%`]]), []);
+    assert.deepEqual([...repliesTo(forged), ...repliesTo(otherServer), ...repliesTo(large)], []);
   });
 
   test('the IMAP server going away while mail is taken loses nothing and applies nothing twice', async () => {

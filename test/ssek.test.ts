@@ -29,21 +29,60 @@ const INSURER = '5560360793';
 const EMPLOYER = '5561234567';
 const ADMINISTRATOR = '5590000013';
 
+const WSU = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd';
+const WSSE = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd';
+
 interface HeaderFields { sender?: string; receiver?: string; txId?: string | null; extraHeader?: string }
 
+/** The SSEK header, with the wsu:Id a signature refers to. */
 function ssekHeader(fields: HeaderFields = {}): string {
   const txId = fields.txId === null ? '' : `<ssek:TxId>${fields.txId ?? randomUUID()}</ssek:TxId>`;
-  return `<ssek:SSEK xmlns:ssek="${SSEK}" xmlns:soap="${SOAP}" soap:mustUnderstand="1">` +
+  return `<ssek:SSEK xmlns:ssek="${SSEK}" xmlns:soap="${SOAP}" xmlns:wsu="${WSU}" wsu:Id="ssek-header" soap:mustUnderstand="1">` +
     `<ssek:SenderId ssek:Type="ORGNR">${fields.sender ?? EMPLOYER}</ssek:SenderId>` +
     `<ssek:ReceiverId ssek:Type="ORGNR">${fields.receiver ?? INSURER}</ssek:ReceiverId>${txId}</ssek:SSEK>`;
 }
 
-function envelope(document: string, fields: HeaderFields = {}, bodyAttributes = ''): string {
+function envelope(document: string, fields: HeaderFields = {}): string {
   return `<?xml version="1.0" encoding="UTF-8"?>
 <soap:Envelope xmlns:soap="${SOAP}">
   <soap:Header>${ssekHeader(fields)}${fields.extraHeader ?? ''}</soap:Header>
-  <soap:Body${bodyAttributes}>${withoutProlog(document)}</soap:Body>
+  <soap:Body>${withoutProlog(document)}</soap:Body>
 </soap:Envelope>`;
+}
+
+interface Signing {
+  /** The sender's private key (PEM). */
+  readonly key: string;
+  /** The timestamp's Created; default now. Expires is 5 minutes later. */
+  readonly created?: Date;
+  /** The parts the signature refers to; default all three the gateway asks for. */
+  readonly cover?: readonly ('Body' | 'SSEK' | 'Timestamp')[];
+}
+
+/**
+ * Signs an envelope as a sender's WS-Security stack does: a wsu:Timestamp in a
+ * wsse:Security header, and one ds:Signature over the soap:Body, the ssek:SSEK header
+ * and that timestamp, each referred to by its wsu:Id. Works on any envelope text with
+ * one SOAP Header and Body (ours, or the SOAP client's).
+ */
+function signEnvelope(xml: string, signing: Signing): string {
+  const created = signing.created ?? new Date();
+  const expires = new Date(created.getTime() + 5 * 60_000);
+  const security = `<wsse:Security xmlns:wsse="${WSSE}" xmlns:wsu="${WSU}"><wsu:Timestamp wsu:Id="timestamp">` +
+    `<wsu:Created>${created.toISOString()}</wsu:Created><wsu:Expires>${expires.toISOString()}</wsu:Expires></wsu:Timestamp></wsse:Security>`;
+  const unsigned = xml
+    .replace(/<\/([\w-]+:)?Header>/, (close) => `${security}${close}`)
+    .replace(/<([\w-]+:)?Body(?=[\s>])/, (open) => `${open} xmlns:wsu="${WSU}" wsu:Id="body"`);
+  const signer = new SignedXml({
+    privateKey: signing.key, idMode: 'wssecurity',
+    canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#',
+    signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
+  });
+  for (const part of signing.cover ?? ['Body', 'SSEK', 'Timestamp']) {
+    signer.addReference({ xpath: `//*[local-name(.)='${part}']`, digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256', transforms: ['http://www.w3.org/2001/10/xml-exc-c14n#'] });
+  }
+  signer.computeSignature(unsigned, { location: { reference: "//*[local-name(.)='Security']", action: 'append' } });
+  return signer.getSignedXml();
 }
 
 function withoutProlog(document: string): string {
@@ -80,13 +119,23 @@ function baseUrl(gateway: TestGateway, scheme = 'http'): string {
 const counterparties = (ssekFor: Record<string, unknown>) =>
   (testSettings('/unused').counterparties as Record<string, unknown>[]).map((c) => (ssekFor[c.id as string] ? { ...c, ssek: ssekFor[c.id as string] } : c));
 
-describe('SSEK endpoint over HTTP', () => {
+describe('SSEK endpoint over HTTP, senders identified by their signatures', () => {
   let gateway: TestGateway;
   let url: string;
   const pushes: { headers: IncomingMessage['headers']; body: string; status: number }[] = [];
   let pushServer: Server;
+  let certificates: TestCertificates;
+  let employerKey: string;
+  let administratorKey: string;
+  /** The envelope signed by the employer (or the given key), as every request must be. */
+  const signed = (xml: string, key = employerKey) => signEnvelope(xml, { key });
 
   before(async () => {
+    certificates = await makeTestCertificates();
+    const employerSigning = await certificates.signing('employer-signing');
+    const administratorSigning = await certificates.signing('administrator-signing');
+    employerKey = await readFile(employerSigning.key, 'utf8');
+    administratorKey = await readFile(administratorSigning.key, 'utf8');
     pushServer = createServer((request, response) => {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -102,8 +151,8 @@ describe('SSEK endpoint over HTTP', () => {
       roles: ['api', 'worker'],
       settings: {
         counterparties: counterparties({
-          'demo-employer': {},
-          'demo-administrator': { pushUrl: `http://127.0.0.1:${pushPort}/ssek-answers`, flow: 'push' },
+          'demo-employer': { signingCertificatePath: employerSigning.cert },
+          'demo-administrator': { pushUrl: `http://127.0.0.1:${pushPort}/ssek-answers`, flow: 'push', signingCertificatePath: administratorSigning.cert },
         }),
       },
     });
@@ -112,12 +161,15 @@ describe('SSEK endpoint over HTTP', () => {
   after(async () => {
     await gateway.destroy();
     await new Promise((resolve) => pushServer.close(resolve));
+    await certificates.remove();
   });
 
-  test('a SOAP client built from the WSDL sends a ChangeFee and gets the ChangeFeeResponse; the fees are in the ledger', async () => {
+  test('a SOAP client built from the WSDL sends a signed ChangeFee and gets the ChangeFeeResponse; the fees are in the ledger', async () => {
     const client = await soap.createClientAsync(`${url}?wsdl`);
     assert.ok(typeof client.ChangeFeeAsync === 'function', 'the WSDL offers a ChangeFee operation');
     client.addSoapHeader(ssekHeader());
+    // The client's WS-Security step: sign the envelope it wrote, as a sender's stack does.
+    client.setSecurity({ postProcess: (xml: string) => signed(xml) });
     const fixture = await readFile(join(PROJECT_ROOT, 'fixtures/ChangeFee/valid/multi-item.xml'), 'utf8');
     const [result, rawResponse] = (await client.ChangeFeeAsync({ _xml: withoutProlog(fixture) })) as [Record<string, unknown>, string];
     assert.match(rawResponse, /<ChangeFeeResponse xmlns="urn:se:depot-gateway:v1">/);
@@ -133,7 +185,7 @@ describe('SSEK endpoint over HTTP', () => {
 
   test('curl with a hand-written envelope gets the response; the body is stored as its own document', async () => {
     const txId = randomUUID();
-    const answer = await curl(url, envelope(feeDocument('SSEK-CURL-1', '310'), { txId }));
+    const answer = await curl(url, signed(envelope(feeDocument('SSEK-CURL-1', '310'), { txId })));
     assert.equal(answer.status, 200, answer.body);
     assert.match(answer.body, /<ChangeFeeResponse[\s\S]*<InResponseTo>SSEK-CURL-1<\/InResponseTo>[\s\S]*<Status>Accepted<\/Status>/);
     assert.match(answer.body, new RegExp(`<ssek:TxId>${txId}</ssek:TxId>`));
@@ -155,7 +207,7 @@ describe('SSEK endpoint over HTTP', () => {
       [{ txId: 'not-a-uuid' }, 'ssek:TxIdInvalid', /&quot;not-a-uuid&quot; is not a UUID/],
     ];
     for (const [fields, faultcode, text] of cases) {
-      const answer = await curl(url, envelope(feeDocument(`SSEK-FAULT-${faultcode}`), fields));
+      const answer = await curl(url, signed(envelope(feeDocument(`SSEK-FAULT-${faultcode}`), fields)));
       assert.equal(answer.status, 500, faultcode);
       assert.equal(faultcodeOf(answer.body), faultcode);
       assert.match(answer.body, text);
@@ -180,14 +232,14 @@ describe('SSEK endpoint over HTTP', () => {
 
   test('a repeated TxId with the same body returns the original answer and applies nothing again; another body is TxIdAlreadyReceived', async () => {
     const txId = randomUUID();
-    const request = envelope(feeDocument('SSEK-REPLAY-1', '320'), { txId });
+    const request = signed(envelope(feeDocument('SSEK-REPLAY-1', '320'), { txId }));
     const first = await curl(url, request);
     assert.match(first.body, /<InResponseTo>SSEK-REPLAY-1<\/InResponseTo>/);
     const second = await curl(url, request);
     assert.equal(second.status, 200);
     const responseOf = (body: string) => /<ChangeFeeResponse[\s\S]*<\/ChangeFeeResponse>/.exec(body)?.[0];
     assert.equal(responseOf(second.body), responseOf(first.body));
-    const other = await curl(url, envelope(feeDocument('SSEK-REPLAY-2', '330'), { txId }));
+    const other = await curl(url, signed(envelope(feeDocument('SSEK-REPLAY-2', '330'), { txId })));
     assert.equal(other.status, 500);
     assert.equal(faultcodeOf(other.body), 'ssek:TxIdAlreadyReceived');
     const { rows: fees } = await gateway.deps.db.query(`SELECT 1 FROM insurance_fees WHERE value = 320`);
@@ -201,7 +253,7 @@ describe('SSEK endpoint over HTTP', () => {
 
   test('push: a receipt at once, then the response is pushed under our SSEK header, retried until the endpoint answers 200', async () => {
     const txId = randomUUID();
-    const answer = await curl(url, envelope(feeDocument('SSEK-PUSH-1', '340'), { sender: ADMINISTRATOR, txId }));
+    const answer = await curl(url, signed(envelope(feeDocument('SSEK-PUSH-1', '340'), { sender: ADMINISTRATOR, txId }), administratorKey));
     assert.equal(answer.status, 200, answer.body);
     const messageId = /<Receipt[\s\S]*<MessageId>([0-9A-Z]{26})<\/MessageId>/.exec(answer.body)?.[1];
     assert.ok(messageId, answer.body);
@@ -220,6 +272,47 @@ describe('SSEK endpoint over HTTP', () => {
       return rows.some((r) => r.outcome === 'delivered') && rows;
     }, 'the delivery record');
     assert.deepEqual(deliveries.map((d) => [d.channel, d.outcome]), [['ssek', 'failed'], ['ssek', 'delivered']]);
+  });
+
+  test('a signature must cover the body, the SSEK header and a fresh timestamp: anything less is refused and nothing is recorded', async () => {
+    const cases: [string, string, RegExp][] = [
+      [signEnvelope(envelope(feeDocument('SSEK-SIG-1')), { key: employerKey, cover: ['Body'] }), 'wsse:FailedCheck', /does not cover the ssek:SSEK header \(wsu:Id &quot;ssek-header&quot;\), the wsu:Timestamp/],
+      [signEnvelope(envelope(feeDocument('SSEK-SIG-2')), { key: employerKey, cover: ['Body', 'Timestamp'] }), 'wsse:FailedCheck', /does not cover the ssek:SSEK header/],
+      // A captured envelope sent again under a new TxId: the header no longer matches its signature.
+      [signed(envelope(feeDocument('SSEK-SIG-3'), { txId: randomUUID() })).replace(/<ssek:TxId>[^<]*</, `<ssek:TxId>${randomUUID()}<`), 'wsse:FailedCheck', /does not verify/],
+      // The same envelope ten minutes later.
+      [signEnvelope(envelope(feeDocument('SSEK-SIG-4')), { key: employerKey, created: new Date(Date.now() - 10 * 60_000) }), 'wsse:MessageExpired', /more than 5 minutes ago; sign each request anew/],
+      [signEnvelope(envelope(feeDocument('SSEK-SIG-5')), { key: employerKey, created: new Date(Date.now() + 10 * 60_000) }), 'wsse:MessageExpired', /in the future/],
+      // Another sender's key under the employer's SenderId.
+      [signed(envelope(feeDocument('SSEK-SIG-6')), administratorKey), 'wsse:FailedCheck', /invalid signature: the signature value .* is incorrect|does not verify with the registered certificate/],
+      [envelope(feeDocument('SSEK-SIG-7')), 'wsse:FailedCheck', /no ds:Signature/],
+    ];
+    for (const [request, faultcode, text] of cases) {
+      const answer = await curl(url, request);
+      assert.equal(answer.status, 500);
+      assert.equal(faultcodeOf(answer.body), faultcode, answer.body);
+      assert.match(answer.body, text);
+    }
+    const { rows } = await gateway.deps.db.query(`SELECT 1 FROM messages WHERE raw::text LIKE '%SSEK-SIG-%'`);
+    assert.equal(rows.length, 0, 'refused envelopes are not recorded');
+  });
+
+  test('an envelope with a second Body or a second SSEK header is refused: the signature could cover one and the gateway read the other', async () => {
+    const request = signed(envelope(feeDocument('SSEK-WRAP-1')));
+    const secondBody = request.replace('</soap:Envelope>', `<soap:Body>${withoutProlog(feeDocument('SSEK-WRAP-2', '999'))}</soap:Body></soap:Envelope>`);
+    const answer = await curl(url, secondBody);
+    assert.equal(faultcodeOf(answer.body), 'soap:Client');
+    assert.match(answer.body, /more than one soap:Body/);
+    const secondHeader = request.replace('<soap:Header>', `<soap:Header>${ssekHeader({ sender: ADMINISTRATOR })}`);
+    const refused = await curl(url, secondHeader);
+    assert.equal(faultcodeOf(refused.body), 'soap:Client');
+    assert.match(refused.body, /more than one ssek:SSEK header/);
+  });
+
+  test('the WSDL gives the configured address, whatever Host the request names', async () => {
+    const { stdout } = await run('curl', ['-s', '-H', 'Host: attacker.example', `${url}?wsdl`]);
+    assert.match(stdout, new RegExp(`<soap:address location="${url}"/>`));
+    assert.doesNotMatch(stdout, /attacker/);
   });
 });
 
@@ -250,20 +343,7 @@ describe('SSEK endpoint over HTTPS with client certificates and WS-Security', ()
     await certificates.remove();
   });
 
-  const WSU = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd';
-  const WSSE = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd';
-
-  function signedEnvelope(document: string, txId: string): string {
-    const unsigned = envelope(document, { txId, extraHeader: `<wsse:Security xmlns:wsse="${WSSE}"></wsse:Security>` }, ` xmlns:wsu="${WSU}" wsu:Id="body"`);
-    const signer = new SignedXml({
-      privateKey: signingKey, idMode: 'wssecurity',
-      canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#',
-      signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
-    });
-    signer.addReference({ xpath: "//*[local-name(.)='Body']", digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256', transforms: ['http://www.w3.org/2001/10/xml-exc-c14n#'] });
-    signer.computeSignature(unsigned, { location: { reference: "//*[local-name(.)='Security']", action: 'append' } });
-    return signer.getSignedXml();
-  }
+  const signedEnvelope = (document: string, txId: string) => signEnvelope(envelope(document, { txId }), { key: signingKey });
 
   test('a signed request with the client certificate gets a receipt (sync wait over), and GetResponse pulls the response', async () => {
     const txId = randomUUID();

@@ -38,10 +38,11 @@ import { readSecret } from './read-secret.ts';
  */
 interface GlobalOptions {
   config?: string;
+  demo?: boolean;
 }
 
 function config(options: GlobalOptions): Readonly<GatewayConfig> {
-  return loadConfig(options.config ? { file: options.config } : {});
+  return loadConfig({ ...(options.config ? { file: options.config } : {}), demo: options.demo === true });
 }
 
 export async function runStart(options: GlobalOptions, roles: readonly Role[]): Promise<void> {

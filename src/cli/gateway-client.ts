@@ -12,7 +12,9 @@ import type { SetAsideMailView } from '../ledger/mail-set-aside.repository.ts';
 /**
  * The CLI's client of a running gateway's staff API (same host and port as the
  * configuration, first staff user's credentials). Used when the gateway is up, so the
- * CLI never opens an embedded database that the gateway holds.
+ * CLI never opens an embedded database that the gateway holds. The configuration holds
+ * only a hash of a production password: the CLI then takes the password from
+ * DEPOT_GATEWAY_STAFF_PASSWORD (a plain `password`, loopback only, is used as it is).
  */
 export interface MessageDetail {
   readonly message: StoredMessage;
@@ -30,7 +32,8 @@ export class GatewayClient {
     const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
     this.base = `http://${host}:${config.port}`;
     const user = config.staff.users[0];
-    this.authorization = user ? `Basic ${Buffer.from(`${user.username}:${user.password}`).toString('base64')}` : undefined;
+    const password = user?.password ?? process.env.DEPOT_GATEWAY_STAFF_PASSWORD;
+    this.authorization = user && password !== undefined ? `Basic ${Buffer.from(`${user.username}:${password}`).toString('base64')}` : undefined;
   }
 
   async isRunning(): Promise<boolean> {

@@ -29,7 +29,7 @@ export function buildStartSummary(config: Readonly<GatewayConfig>, folders: Read
     ...(base
       ? {
           dashboard: `${base}/admin/queues`,
-          login: user ? `${user.username} / ${config.demo ? user.password : '(password in staff.users)'}` : 'none: no staff.users configured',
+          login: user ? `${user.username} / ${config.demo && user.password ? user.password : '(the password whose hash is in staff.users)'}` : 'none: no staff.users configured',
           api: `${base}/api/messages`,
         }
       : {}),

@@ -14,6 +14,13 @@ const ssekPartyIdSchema = z.strictObject({ type: z.string().min(1).default('ORGN
 
 const identifier = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lowercase letters, digits and hyphens, starting with a letter or digit');
 
+/** A scrypt hash made by `depot-gateway hash-secret`. */
+const secretHash = z.string().refine(isSecretHash, 'a hash made by `depot-gateway hash-secret` (scrypt$…), not the secret itself');
+
+/** Exactly one of a password's two forms. */
+const onePassword = (credentials: { password?: string | undefined; passwordHash?: string | undefined }) => (credentials.password === undefined) !== (credentials.passwordHash === undefined);
+const onePasswordMessage = 'set passwordHash (made by `depot-gateway hash-secret`), or password on a loopback host only: one of the two';
+
 const emailAddress = z.string().regex(/^[^@\s]+@[^@\s]+$/, 'an e-mail address');
 
 const remotePath = z.string().regex(/^\/[^\0]*[^/\0]$|^\/$/, 'an absolute remote path, without a trailing slash');
@@ -61,7 +68,12 @@ export const counterpartySchema = z.strictObject({
    * REST access for a custodian (POST /Holdings, POST /Transactions): HTTP Basic with the
    * counterparty id as user name and this password. Without it the REST door is shut.
    */
-  rest: z.strictObject({ password: z.string().min(12, 'at least 12 characters') }).optional(),
+  rest: z.strictObject({
+    /** The hash of the password (`depot-gateway hash-secret`). */
+    passwordHash: secretHash.optional(),
+    /** The password itself: accepted only while `host` is a loopback address (demo, tests). */
+    password: z.string().min(12, 'at least 12 characters').optional(),
+  }).refine(onePassword, onePasswordMessage).optional(),
   /** The counterparty's own SFTP server, polled for its documents and sent our answers. */
   sftp: remoteSftpSchema.optional(),
   /**
@@ -70,6 +82,12 @@ export const counterpartySchema = z.strictObject({
    */
   mail: z.strictObject({
     addresses: z.array(emailAddress).min(1),
+    /**
+     * The counterparty's mail reaches the gateway's mailbox through a relay inside the
+     * insurer's network that the insurer trusts, which leaves no Authentication-Results
+     * to check: its From address is believed as it is. Default false.
+     */
+    trustedRelay: z.boolean().default(false),
   }).optional(),
   /** SSEK (SOAP): how the counterparty identifies itself and how it wants its answers. */
   ssek: z.strictObject({
@@ -98,14 +116,14 @@ const apiClientSchema = z.discriminatedUnion('kind', [
     id: identifier,
     kind: z.literal('advisor-firm'),
     organisationNumber: z.string().regex(/^\d{10}$/, '10 digits without hyphen'),
-    secretHash: z.string().refine(isSecretHash, 'a hash made by `depot-gateway hash-secret` (scrypt$…), not the secret itself'),
+    secretHash,
   }),
   z.strictObject({
     id: identifier,
     kind: z.literal('custodian'),
     /** The custodian's id among the counterparties. */
     counterpartyId: identifier,
-    secretHash: z.string().refine(isSecretHash, 'a hash made by `depot-gateway hash-secret` (scrypt$…), not the secret itself'),
+    secretHash,
   }),
 ]);
 
@@ -128,9 +146,18 @@ export const configSchema = z.strictObject({
    */
   logFormat: z.enum(['auto', 'json', 'pretty']).default('auto'),
   demo: z.boolean().default(false),
+  /**
+   * Wrong credentials one client address may send a minute (staff HTTP Basic and the
+   * custodians' REST door, counted together) before it is answered 429 for the rest of that minute.
+   */
+  loginFailuresPerMinute: z.number().int().positive().default(10),
   limits: z.strictObject({
     maxDocumentBytes: z.number().int().positive().default(16 * 1024 * 1024),
     maxXmlDepth: z.number().int().min(4).max(256).default(32),
+    /** Attributes one element may carry; more is refused by the XML gate with XML_TOO_MANY_ATTRIBUTES. */
+    maxAttributesPerElement: z.number().int().min(1).max(10_000).default(64),
+    /** Attributes a whole document may carry; more is refused with XML_DOCUMENT_TOO_MANY_ATTRIBUTES. */
+    maxAttributesPerDocument: z.number().int().min(1).max(10_000_000).default(250_000),
     /**
      * A custodian's report (Holdings, Transactions) may be this large: it is kept in the
      * document store (<dataDir>/documents) instead of the database and read as a stream.
@@ -180,7 +207,13 @@ export const configSchema = z.strictObject({
     pollIntervalMs: z.number().int().positive().default(100),
   }).prefault({}),
   staff: z.strictObject({
-    users: z.array(z.strictObject({ username: z.string().min(1), password: z.string().min(8) })).default([]),
+    users: z.array(z.strictObject({
+      username: z.string().min(1),
+      /** The hash of the password (`depot-gateway hash-secret`). */
+      passwordHash: secretHash.optional(),
+      /** The password itself: accepted only while `host` is a loopback address (demo, tests). */
+      password: z.string().min(8).optional(),
+    }).refine(onePassword, onePasswordMessage)).default([]),
   }).prefault({}),
   /** Mail the gateway sends (and, with `imap`, reads). Without `smtp` no mail leaves the gateway. */
   mail: z.strictObject({
@@ -207,6 +240,16 @@ export const configSchema = z.strictObject({
       /** How often the mailbox is looked at besides IDLE (with `idle: false` the only way). */
       pollIntervalMs: z.number().int().positive().default(30_000),
       idle: z.boolean().default(true),
+      /**
+       * The authserv-id the insurer's receiving mail server writes in the
+       * Authentication-Results header (RFC 8601) it adds to each mail, e.g.
+       * mx.insurer.example. A counterparty's mail is taken only when that server's DMARC,
+       * DKIM or SPF verdict passed for its From domain (see `trustedRelay`). The server
+       * must remove such headers that arrive claiming its name.
+       */
+      authservId: z.string().regex(/^[^\s;]+$/, 'a host name, without spaces or ";"').optional(),
+      /** A larger mail is set aside (reason too-large) without being fetched. Default 64 MiB. */
+      maxMailBytes: z.number().int().positive().default(64 * 1024 * 1024),
     }).optional(),
   }).prefault({}),
   notifications: z.strictObject({
@@ -221,6 +264,11 @@ export const configSchema = z.strictObject({
     organisationNumber: z.string().regex(/^\d{10}$/, '10 digits without hyphen').default('5560360793'),
     /** Further ReceiverIds accepted as the insurer. */
     receiverIds: z.array(ssekPartyIdSchema).default([]),
+    /**
+     * The endpoint's address as counterparties reach it, published in the WSDL
+     * (behind a proxy: the proxy's address). Default http(s)://<host>:<port>/ssek.
+     */
+    publicUrl: z.string().regex(/^https?:\/\/[^\s]+$/, 'an http:// or https:// URL').optional(),
     /** How long a synchronous request waits for its response before it is answered with a receipt. */
     syncWaitMs: z.number().int().min(0).max(120_000).default(10_000),
     /** How long one push to a counterparty's endpoint may take. */

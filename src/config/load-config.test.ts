@@ -9,3 +9,22 @@ test('yield tax rates in the configuration: read per tax year, and a bad one is 
   assert.throws(() => parseConfig({ charges: { yieldTaxRates: { 2027: { pt: '0,4' } } } }), /charges\.yieldTaxRates\.2027\.pt: a percent such as "0\.372"/);
   assert.throws(() => parseConfig({ charges: { yieldTaxRates: { next: { pt: '0.4' } } } }), /charges\.yieldTaxRates\.next: a tax year YYYY/);
 });
+
+test('an SSEK counterparty needs a client certificate (asked for through ssek.tls.clientCaPath) or a signing certificate; every such problem is named at once', () => {
+  const counterparty = (id: string, organisationNumber: string, ssek: Record<string, unknown>) => ({ id, name: id, organisationNumber, role: 'employer', ssek });
+  const refused = () => parseConfig({
+    counterparties: [
+      counterparty('bare-employer', '5561234567', {}),
+      counterparty('push-only', '5590000013', { pushUrl: 'https://push.example/answers', flow: 'push' }),
+      counterparty('certificate-employer', '8020000009', { clientCertificateSubject: 'hr.example' }),
+    ],
+  });
+  assert.throws(refused, (error: Error) => {
+    assert.match(error.message, /counterparties\.0\.ssek: "bare-employer" has neither a client certificate .* nor a signingCertificatePath/);
+    assert.match(error.message, /counterparties\.1\.ssek: "push-only" has neither/);
+    assert.match(error.message, /counterparties\.2\.ssek: "certificate-employer" is identified by a client certificate, but ssek\.tls\.clientCaPath is not set/);
+    return true;
+  });
+  const signed = parseConfig({ counterparties: [counterparty('signing-employer', '5561234567', { signingCertificatePath: '/etc/signing.pem' })] });
+  assert.equal(signed.counterparties[0]?.ssek?.signingCertificatePath, '/etc/signing.pem');
+});

@@ -4,11 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { configSchema, type GatewayConfig } from './config.schema.ts';
 import { GatewayError } from '../core/gateway-error.ts';
+import { exposedCredentialProblems } from './exposed-credentials.ts';
 
 /** The repository root, where schemas/, fixtures/ and config/ live. */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The configuration `start` uses when no file is given: demo counterparties, embedded services. */
+/** The demo configuration (`--demo`, `npm start`): demo counterparties and data, embedded services, loopback only. */
 export const DEMO_CONFIG_PATH = join(PROJECT_ROOT, 'config', 'demo.yaml');
 
 /** Settings that the environment overrides, and the variable for each. */
@@ -24,8 +25,10 @@ const ENVIRONMENT: Record<string, string> = {
 };
 
 export interface LoadConfigOptions {
-  /** Path of a YAML or JSON config file; default $DEPOT_GATEWAY_CONFIG, else the demo configuration. */
+  /** Path of a YAML or JSON config file; default $DEPOT_GATEWAY_CONFIG. */
   file?: string;
+  /** Use config/demo.yaml. Never implied: without a file, a variable or this, loading fails. */
+  demo?: boolean;
   env?: NodeJS.ProcessEnv;
   /** Settings applied last (tests). */
   overrides?: Record<string, unknown>;
@@ -37,7 +40,7 @@ export interface LoadConfigOptions {
  */
 export function loadConfig(options: LoadConfigOptions = {}): Readonly<GatewayConfig> {
   const env = options.env ?? process.env;
-  const file = options.file ?? env.DEPOT_GATEWAY_CONFIG ?? DEMO_CONFIG_PATH;
+  const file = chooseConfigFile(options, env);
   const raw = readConfigFile(file);
   for (const [variable, key] of Object.entries(ENVIRONMENT)) {
     const value = env[variable];
@@ -75,11 +78,61 @@ function crossCheck(config: GatewayConfig): string[] {
       problems.push(`api.clients.${index}.counterpartyId: "${client.counterpartyId}" is not a custodian among the counterparties`);
     }
   }
+  problems.push(...exposedCredentialProblems(config));
+  problems.push(...ssekAuthenticationProblems(config));
+  problems.push(...mailAuthenticationProblems(config));
   return problems;
 }
 
+/** Read mail is believed by its receiving server's verdict: without its name no counterparty's mail could be taken. */
+function mailAuthenticationProblems(config: GatewayConfig): string[] {
+  if (!config.mail.imap || config.mail.imap.authservId !== undefined) return [];
+  return config.counterparties.flatMap((counterparty, index) => (counterparty.mail && !counterparty.mail.trustedRelay
+    ? [`counterparties.${index}.mail: "${counterparty.id}"'s mail cannot be authenticated: set mail.imap.authservId (the name your receiving mail server writes in Authentication-Results), or mail.trustedRelay: true if its mail comes only through a relay you trust`]
+    : []));
+}
+
+/**
+ * SSEK counterparties that nothing but their SenderId — a public organisation number —
+ * would identify: each needs a client certificate (which needs ssek.tls.clientCaPath to
+ * be asked for) or a signing certificate.
+ */
+function ssekAuthenticationProblems(config: GatewayConfig): string[] {
+  const problems: string[] = [];
+  for (const [index, counterparty] of config.counterparties.entries()) {
+    const ssek = counterparty.ssek;
+    if (!ssek) continue;
+    const certificate = ssek.clientCertificateSubject !== undefined || ssek.clientCertificateFingerprint !== undefined;
+    if (!certificate && ssek.signingCertificatePath === undefined) {
+      problems.push(`counterparties.${index}.ssek: "${counterparty.id}" has neither a client certificate (clientCertificateSubject or clientCertificateFingerprint, with ssek.tls.clientCaPath) ` +
+        'nor a signingCertificatePath: anyone could send under its SenderId');
+    }
+    if (certificate && !config.ssek.tls?.clientCaPath) {
+      problems.push(`counterparties.${index}.ssek: "${counterparty.id}" is identified by a client certificate, but ssek.tls.clientCaPath is not set, so none is asked for`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * The file to read: --config (or `file`), --demo, or $DEPOT_GATEWAY_CONFIG. No default:
+ * a production host or image started without its configuration must not quietly run
+ * the demo with its published password.
+ */
+function chooseConfigFile(options: LoadConfigOptions, env: NodeJS.ProcessEnv): string {
+  if (options.file && options.demo) throw new GatewayError('CONFIG_INVALID', 'give --config <file> or --demo, not both');
+  if (options.file) return options.file;
+  if (options.demo) return DEMO_CONFIG_PATH;
+  if (env.DEPOT_GATEWAY_CONFIG) return env.DEPOT_GATEWAY_CONFIG;
+  throw new GatewayError(
+    'CONFIG_INVALID',
+    'no configuration given. Name your file with --config <file> or DEPOT_GATEWAY_CONFIG (start from config/example.yaml; ' +
+      'in the Docker image mount it and set DEPOT_GATEWAY_CONFIG). To try the demo on this machine: npm start, or depot-gateway --demo start.',
+  );
+}
+
 function readConfigFile(file: string): Record<string, unknown> {
-  if (!existsSync(file)) throw new GatewayError('CONFIG_INVALID', `config file ${file} does not exist`);
+  if (!existsSync(file)) throw new GatewayError('CONFIG_INVALID', `config file ${file} does not exist: put your configuration there (start from config/example.yaml), or name another file with --config`);
   try {
     const parsed: unknown = parseYaml(readFileSync(file, 'utf8'));
     if (parsed === null || parsed === undefined) return {};

@@ -31,6 +31,8 @@ export const ERROR_CODES = {
   XML_EXTERNAL_ENTITY: { scope: 'document', httpStatus: 400, retryable: false, message: 'External entities are not accepted.' },
   XML_ENTITY_EXPANSION: { scope: 'document', httpStatus: 400, retryable: false, message: 'Entity declarations are not accepted (entity expansion).' },
   XML_TOO_DEEP: { scope: 'document', httpStatus: 400, retryable: false, message: 'The document nests elements deeper than the configured limit.' },
+  XML_TOO_MANY_ATTRIBUTES: { scope: 'document', httpStatus: 400, retryable: false, message: 'An element has more attributes than the configured limit.' },
+  XML_DOCUMENT_TOO_MANY_ATTRIBUTES: { scope: 'document', httpStatus: 400, retryable: false, message: 'The document has more attributes than the configured limit.' },
   XML_MALFORMED: { scope: 'document', httpStatus: 400, retryable: false, message: 'The document is not well-formed XML.' },
   UNKNOWN_DOCUMENT_TYPE: { scope: 'document', httpStatus: 400, retryable: false, message: 'The root element and namespace name no known document type.' },
   MESSAGE_TYPE_NOT_ALLOWED: { scope: 'document', httpStatus: 403, retryable: false, message: 'The counterparty may not send this document type.' },
@@ -90,7 +92,9 @@ export const ERROR_CODES = {
   SSEK_TX_ID_INVALID: { scope: 'document', httpStatus: 500, retryable: false, message: 'The SSEK TxId is missing or not a UUID.' },
   SSEK_TX_ID_ALREADY_RECEIVED: { scope: 'document', httpStatus: 500, retryable: false, message: 'The SSEK TxId was already received with another document.' },
   SSEK_TX_ID_NOT_FOUND: { scope: 'document', httpStatus: 500, retryable: false, message: 'No document of the sender has that SSEK TxId.' },
-  SSEK_SIGNATURE_INVALID: { scope: 'document', httpStatus: 500, retryable: false, message: 'The WS-Security signature of the body is missing or does not verify.' },
+  SSEK_SIGNATURE_INVALID: { scope: 'document', httpStatus: 500, retryable: false, message: 'The WS-Security signature is missing, does not verify, or does not cover the body, the SSEK header and the timestamp.' },
+  SSEK_TIMESTAMP_EXPIRED: { scope: 'document', httpStatus: 500, retryable: false, message: 'The signed WS-Security timestamp is too old, expired or in the future.' },
+  SSEK_NOT_AUTHENTICATED: { scope: 'document', httpStatus: 500, retryable: false, message: 'The sender is registered for SSEK without a client certificate or a signing certificate.' },
 
   // System.
   DATABASE_UNAVAILABLE: { scope: 'system', httpStatus: 503, retryable: true, message: 'The database cannot be reached.' },

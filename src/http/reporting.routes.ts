@@ -3,7 +3,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
-import { timingSafeEqual, createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayConfig } from '../config/config.schema.ts';
 import { GatewayError } from '../core/gateway-error.ts';
@@ -11,11 +11,14 @@ import type { Envelope, IntakePort } from '../channels/envelope.ts';
 import { getMessage } from '../ledger/messages.repository.ts';
 import { getResponse } from '../ledger/responses.repository.ts';
 import type { PipelineDeps } from '../pipeline/pipeline-deps.ts';
+import { PasswordCheck } from './password-check.ts';
+import type { LoginThrottle } from './login-throttle.ts';
 
 /**
  * The custodians' REST door: POST /Holdings and POST /Transactions carry the same
  * documents as the SFTP folders and go through the same intake. A custodian signs in
- * with HTTP Basic (its counterparty id and `counterparties[].rest.password`).
+ * with HTTP Basic (its counterparty id and the password whose hash is
+ * `counterparties[].rest.passwordHash`); wrong credentials count in the login throttle.
  *
  * The body is streamed to a work file, never held whole in memory: a day's Holdings
  * may be hundreds of megabytes (up to limits.maxReportBytes). The answer is 202 with
@@ -27,6 +30,8 @@ export interface ReportingRoutesOptions {
   readonly config: Readonly<GatewayConfig>;
   readonly deps: PipelineDeps;
   readonly intake: IntakePort;
+  /** Wrong credentials per client address, shared with the staff login. */
+  readonly throttle: LoginThrottle;
 }
 
 const REPORT_PATHS = ['Holdings', 'Transactions'] as const;
@@ -35,7 +40,8 @@ const MAX_WAIT_SECONDS = 60;
 export async function registerReportingRoutes(app: FastifyInstance, options: ReportingRoutesOptions): Promise<void> {
   const { config, deps, intake } = options;
   const workDir = resolve(config.dataDir, 'rest-work');
-  const passwords = new Map(config.counterparties.flatMap((c) => (c.role === 'custodian' && c.rest ? [[c.id, digest(c.rest.password)] as const] : [])));
+  const passwords = new PasswordCheck(config.counterparties.flatMap((c) => (c.role === 'custodian' && c.rest ? [{ name: c.id, ...c.rest }] : [])));
+  const authenticate = (request: FastifyRequest) => authenticateCustodian(request, passwords, options.throttle);
 
   await app.register(async (scope) => {
     // The body stays a stream here: the handler copies it to a file.
@@ -44,7 +50,7 @@ export async function registerReportingRoutes(app: FastifyInstance, options: Rep
 
     for (const path of REPORT_PATHS) {
       scope.post(`/${path}`, async (request, reply) => {
-        const counterpartyId = authenticate(request, passwords);
+        const counterpartyId = await authenticate(request);
         const received = await receiveBody(request, workDir, deps.limits.maxReportBytes);
         const envelope: Envelope = {
           channel: 'rest',
@@ -70,7 +76,7 @@ export async function registerReportingRoutes(app: FastifyInstance, options: Rep
       });
 
       scope.get<{ Params: { messageId: string } }>(`/${path}/:messageId`, async (request, reply) => {
-        const counterpartyId = authenticate(request, passwords);
+        const counterpartyId = await authenticate(request);
         const message = await getMessage(deps.db, request.params.messageId);
         // Another custodian's message is answered as if it did not exist.
         if (!message || message.counterpartyId !== counterpartyId) throw new GatewayError('MESSAGE_NOT_FOUND', `No message ${request.params.messageId} of yours.`);
@@ -93,14 +99,17 @@ async function answer(reply: FastifyReply, deps: PipelineDeps, messageId: string
   return reply.code(202).header('location', `/${path}/${messageId}`).send({ messageId, status: message?.status ?? 'received', acknowledgement: `/${path}/${messageId}` });
 }
 
-function authenticate(request: FastifyRequest, passwords: ReadonlyMap<string, Buffer>): string {
+async function authenticateCustodian(request: FastifyRequest, passwords: PasswordCheck, throttle: LoginThrottle): Promise<string> {
+  throttle.assertAllowed(request.ip);
   const header = request.headers.authorization ?? '';
   const match = /^Basic\s+(\S+)$/i.exec(header);
   const decoded = match?.[1] ? Buffer.from(match[1], 'base64').toString('utf8') : '';
   const colon = decoded.indexOf(':');
   const user = colon > 0 ? decoded.slice(0, colon) : '';
-  const expected = passwords.get(user);
-  if (!expected || !timingSafeEqual(expected, digest(decoded.slice(colon + 1)))) {
+  const signedIn = colon > 0 && (await passwords.matches(user, decoded.slice(colon + 1)));
+  if (!signedIn) {
+    // No credentials at all guess nothing; only wrong ones count.
+    if (colon > 0) throttle.recordFailure(request.ip);
     throw new GatewayError('COUNTERPARTY_AUTHENTICATION_REQUIRED', 'Sign in with your counterparty id and REST password (HTTP Basic).');
   }
   return user;
@@ -135,8 +144,4 @@ async function receiveBody(request: FastifyRequest, workDir: string, maxBytes: n
     throw new GatewayError('DOCUMENT_EMPTY', 'The request has no body.');
   }
   return { path, name, size };
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
 }

@@ -12,6 +12,8 @@ import { Queue } from 'bullmq';
 import { STAGES, type PipelineQueues } from '../pipeline/queues.ts';
 import { CALENDAR_QUEUE } from '../pipeline/calendar.scheduler.ts';
 import { requireStaff } from './staff-auth.ts';
+import { LoginThrottle } from './login-throttle.ts';
+import { refuseDemoSecrets } from '../config/exposed-credentials.ts';
 import { registerLedgerRoutes } from './ledger.routes.ts';
 import { registerMessageRoutes } from './messages.routes.ts';
 import { registerReportingRoutes } from './reporting.routes.ts';
@@ -41,6 +43,8 @@ export interface HttpServerOptions {
 
 export async function buildHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
   const { config, deps, queues } = options;
+  await refuseDemoSecrets(config);
+  const throttle = new LoginThrottle(config.loginFailuresPerMinute);
   const common = { loggerInstance: options.log.child({ role: 'api' }) as FastifyBaseLogger, bodyLimit: config.limits.maxDocumentBytes };
   const https = ssekHttpsOptions(config);
   // With ssek.tls the port speaks HTTPS (client certificates for SSEK); routes see the same instance API either way.
@@ -48,27 +52,36 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
   app.addContentTypeParser(['application/xml', 'text/xml', 'application/octet-stream'], { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   app.setErrorHandler((error: FastifyError, _request, reply) => {
-    if (isGatewayError(error)) return reply.code(error.httpStatus).send({ code: error.code, message: error.message });
+    if (isGatewayError(error)) {
+      const retryAfter = error.details.retryAfterSeconds;
+      if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
+      return reply.code(error.httpStatus).send({ code: error.code, message: error.message });
+    }
     const status = error.statusCode ?? 500;
     if (status >= 500) options.log.error({ err: error }, 'request failed');
     return reply.code(status).send({ code: edgeCode(status), message: error.message });
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
-    const checks = { postgres: await probe(() => deps.db.query('SELECT 1')), redis: queues ? await probe(() => queues.connection.ping()) : 'not used' };
-    const ready = Object.values(checks).every((value) => value === 'ok' || value === 'not used');
+  // Unauthenticated, so it says up or down per dependency and nothing more: why a
+  // dependency is down (addresses, user names, driver messages) goes to the log only.
+  app.get('/readyz', async (request, reply) => {
+    const checks = {
+      postgres: await probe('postgres', () => deps.db.query('SELECT 1'), request.log),
+      redis: queues ? await probe('redis', () => queues.connection.ping(), request.log) : 'not used',
+    };
+    const ready = Object.values(checks).every((value) => value !== 'down');
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
   });
 
   await registerSsekRoutes(app, { config, deps, intake: options.intake, directory: options.ssekDirectory ?? new SsekDirectory(config) });
 
-  await registerReportingRoutes(app, { config, deps, intake: options.intake });
+  await registerReportingRoutes(app, { config, deps, intake: options.intake, throttle });
 
   await registerRestApi(app, { config, db: deps.db, log: options.log, clock: deps.clock });
 
   await app.register(async (staff) => {
-    await requireStaff(staff, config.staff.users);
+    await requireStaff(staff, config.staff.users, throttle);
     await registerMessageRoutes(staff, options);
     await registerLedgerRoutes(staff, options);
     await registerCustodianReportRoutes(staff, options);
@@ -98,11 +111,12 @@ function edgeCode(status: number): ErrorCode {
   return 'INTERNAL_ERROR';
 }
 
-async function probe(check: () => Promise<unknown>): Promise<string> {
+async function probe(dependency: string, check: () => Promise<unknown>, log: FastifyBaseLogger): Promise<'up' | 'down'> {
   try {
     await Promise.race([check(), new Promise((_resolve, reject) => setTimeout(() => reject(new Error('timed out after 2 s')), 2000).unref())]);
-    return 'ok';
+    return 'up';
   } catch (error) {
-    return (error as Error).message;
+    log.warn({ dependency, err: error }, 'readiness: dependency down');
+    return 'down';
   }
 }

@@ -14,7 +14,8 @@ import { buildSsekWsdl } from '../channels/ssek/ssek.wsdl.ts';
 
 /**
  * The SSEK endpoint on the api port: POST /ssek takes SOAP 1.1 envelopes (text/xml or
- * application/soap+xml), GET /ssek?wsdl publishes the WSDL. Not behind staff
+ * application/soap+xml), GET /ssek?wsdl publishes the WSDL (its address from
+ * `ssek.publicUrl`). Not behind staff
  * authentication: the SSEK header, the client certificate (mutual TLS) and the
  * WS-Security signature identify the sender. Every failure, including Fastify's own
  * (body too large, wrong content type), is answered as a SOAP fault with HTTP 500.
@@ -47,7 +48,7 @@ export async function registerSsekRoutes(app: FastifyInstance, options: SsekRout
       if (!Object.hasOwn(request.query as object, 'wsdl')) {
         return reply.code(404).type('text/plain; charset=utf-8').send('The SSEK endpoint takes POST; its WSDL is at /ssek?wsdl.\n');
       }
-      return reply.type('text/xml; charset=utf-8').send(buildSsekWsdl(`${request.protocol}://${request.host}/ssek`, operations));
+      return reply.type('text/xml; charset=utf-8').send(buildSsekWsdl(publicUrl(config, ssek), operations));
     });
 
     ssek.post('/ssek', { bodyLimit: config.limits.maxDocumentBytes + ENVELOPE_ALLOWANCE }, async (request, reply) => {
@@ -62,6 +63,19 @@ export async function registerSsekRoutes(app: FastifyInstance, options: SsekRout
       }
     });
   });
+}
+
+/**
+ * The endpoint's address in the WSDL: `ssek.publicUrl`, else this server's own
+ * (scheme, `host`, `port`). Never the request's Host header, which the caller chooses:
+ * a WSDL fetched with a forged Host would send the next client elsewhere.
+ */
+function publicUrl(config: Readonly<GatewayConfig>, app: FastifyInstance): string {
+  if (config.ssek.publicUrl) return config.ssek.publicUrl;
+  const address = app.server.address();
+  const port = config.port || (address && typeof address === 'object' ? address.port : config.port);
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `${config.ssek.tls ? 'https' : 'http'}://${host}:${port}/ssek`;
 }
 
 /**

@@ -6,8 +6,11 @@ import type { DocumentVerdict, SchemaValidator } from './schema-validator.ts';
 /** Validates on the caller's thread: in the validation thread, and wherever that thread cannot run. */
 export class InlineSchemaValidator implements SchemaValidator {
   readonly where = 'inline';
+  readonly libxml2: string;
 
-  constructor(private readonly schemas: SchemaRegistry) {}
+  constructor(private readonly schemas: SchemaRegistry) {
+    this.libxml2 = schemas.libxml2;
+  }
 
   async validateDocuments(texts: readonly string[], rootName: string): Promise<DocumentVerdict[]> {
     return documentVerdicts(this.schemas, texts, rootName);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SchemaRegistry } from './schema-registry.ts';
+import { MAX_REPORTED_SCHEMA_ERRORS, SchemaRegistry } from './schema-registry.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const schemas = SchemaRegistry.load(join(ROOT, 'schemas'));
@@ -57,4 +57,15 @@ test('a document libxml2 cannot parse makes validateMany throw, as validate does
   const [valid] = fixtures('SalaryAdjustment', 'valid');
   assert.ok(valid);
   assert.throws(() => schemas.validateMany([valid.text, '<SalaryAdjustment xmlns="urn:se:depot-gateway:v1"><Header>'], 'SalaryAdjustment'));
+});
+
+test('a document with hundreds of schema errors gets the first 100 and one line saying how many more', () => {
+  const item = (index: number) => `<Item><ItemId>I-${index}</ItemId><PersonalIdentityNumber>197001011233</PersonalIdentityNumber><EffectiveDate>2026-04-01</EffectiveDate><AnnualSalary>not money</AnnualSalary></Item>`;
+  const document = `<SalaryAdjustment xmlns="urn:se:depot-gateway:v1"><Header><MessageId>SA-MANY</MessageId><CreatedAt>2026-11-20T08:00:00+01:00</CreatedAt>` +
+    `<AgreementNumber>AGR-1001</AgreementNumber><EmployerOrganisationNumber>5561234567</EmployerOrganisationNumber></Header>` +
+    `${Array.from({ length: 250 }, (_, index) => item(index)).join('\n')}</SalaryAdjustment>`;
+  const errors = schemas.validate(document, 'SalaryAdjustment');
+  assert.equal(errors.length, MAX_REPORTED_SCHEMA_ERRORS + 1);
+  assert.ok(errors.slice(0, MAX_REPORTED_SCHEMA_ERRORS).every((error) => error.element === 'AnnualSalary'));
+  assert.equal(errors.at(-1)?.text, '150 more schema errors are not listed; correct the ones above and send the document again.');
 });

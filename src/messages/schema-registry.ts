@@ -36,6 +36,11 @@ export class SchemaRegistry {
     return registry;
   }
 
+  /** The libxml2 release libxmljs2 was built with. */
+  get libxml2(): string {
+    return libxml.libxml_version;
+  }
+
   /** Root element names that have a schema. */
   get documentTypes(): string[] {
     return [...this.schemas.keys()];
@@ -55,7 +60,7 @@ export class SchemaRegistry {
     if (!schema) throw new Error(`no schema for ${rootName}`);
     const document = libxml.parseXml(text, { nonet: true, noent: false, dtdload: false, dtdvalid: false, huge: false, noblanks: options.noblanks ?? false });
     if (document.validate(schema)) return [];
-    return document.validationErrors.map(toSchemaError);
+    return reported(document.validationErrors);
   }
 
   /**
@@ -130,6 +135,21 @@ const BATCH_DOCUMENT_CHARS = 64 * 1024;
 /** At most this much text is validated in one batch. */
 const BATCH_CHARS = 1024 * 1024;
 const XML_DECLARATION = /^\uFEFF?<\?xml[^>]*\?>/;
+
+/**
+ * Schema errors reported to the sender at most: a broken generator repeats one mistake
+ * thousands of times, and a response listing them all helps nobody (a flood of 200,000
+ * attributes once gave 200,001 errors, every one put into the response).
+ */
+export const MAX_REPORTED_SCHEMA_ERRORS = 100;
+
+/** The first MAX_REPORTED_SCHEMA_ERRORS errors, and one line saying how many more there are. */
+function reported(errors: readonly libxml.ValidationError[]): SchemaError[] {
+  const shown = errors.slice(0, MAX_REPORTED_SCHEMA_ERRORS).map(toSchemaError);
+  const more = errors.length - shown.length;
+  if (more > 0) shown.push({ text: `${more} more schema errors are not listed; correct the ones above and send the document again.` });
+  return shown;
+}
 
 function toSchemaError(error: libxml.ValidationError): SchemaError {
   const message = error.message.trim();

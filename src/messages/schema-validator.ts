@@ -22,6 +22,8 @@ export interface SchemaValidator extends BatchValidator {
   validateDocuments(texts: readonly string[], rootName: string): Promise<DocumentVerdict[]>;
   /** Where validation runs, for the log. */
   readonly where: 'thread' | 'inline';
+  /** The libxml2 release that validates (libxmljs2 bundles its own), logged at start. */
+  readonly libxml2: string;
   /**
    * Calls `listener` if validation stops working for good (the validation thread
    * died: libxml2 cannot be loaded again in this process, so only a restart helps).

@@ -42,7 +42,7 @@ async function startThread(folder: string): Promise<SchemaValidator> {
   );
   if (startup.ready) {
     worker.off('error', startupError);
-    return new ValidationThread(worker);
+    return new ValidationThread(worker, startup.libxml2);
   }
   await worker.terminate();
   const [{ SchemaRegistry }, { InlineSchemaValidator }] = await Promise.all([import('./schema-registry.ts'), import('./inline-schema-validator.ts')]);
@@ -57,7 +57,7 @@ class ValidationThread implements SchemaValidator {
   #broken: Error | undefined;
   readonly #brokenListeners: ((error: Error) => void)[] = [];
 
-  constructor(worker: Worker) {
+  constructor(worker: Worker, readonly libxml2: string) {
     this.#worker = worker;
     worker.on('message', (reply: ValidationReply) => {
       const waiter = this.#pending.get(reply.id);

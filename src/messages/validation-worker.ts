@@ -17,7 +17,7 @@ export type ValidationRequest =
 
 export type ValidationReply = { readonly id: number; readonly result: unknown } | { readonly id: number; readonly error: string };
 
-export type ValidationStartup = { readonly ready: true } | { readonly ready: false; readonly error: string };
+export type ValidationStartup = { readonly ready: true; readonly libxml2: string } | { readonly ready: false; readonly error: string };
 
 const port = parentPort;
 if (!port) throw new Error('validation-worker.ts runs as a worker thread only');
@@ -47,7 +47,7 @@ try {
       }
     }
   });
-  port.postMessage({ ready: true } satisfies ValidationStartup);
+  port.postMessage({ ready: true, libxml2: validator.libxml2 } satisfies ValidationStartup);
 } catch (error) {
   port.postMessage({ ready: false, error: (error as Error).message ?? String(error) } satisfies ValidationStartup);
 }

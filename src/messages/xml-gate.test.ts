@@ -45,3 +45,20 @@ test('a rejection says where: the byte that is not UTF-8, the line that is malfo
   assert.equal(malformed.code, 'XML_MALFORMED');
   assert.equal(malformed.line, 3);
 });
+
+test('attributes past the cap of an element or of the document are refused, each with its own code', () => {
+  const limited = { maxDepth: 8, maxAttributesPerElement: 4, maxAttributesPerDocument: 10 };
+  const attributes = (count: number) => Array.from({ length: count }, (_, index) => ` a${index}="v"`).join('');
+  const codeWith = (text: string) => {
+    const result = inspectXml(Buffer.from(text), limited);
+    return result.ok ? 'ok' : result.code;
+  };
+  assert.equal(codeWith(`<r${attributes(4)}/>`), 'ok', 'exactly at the cap is fine');
+  assert.equal(codeWith(`<r${attributes(5)}/>`), 'XML_TOO_MANY_ATTRIBUTES');
+  assert.equal(codeWith(`<r${attributes(4)}><s${attributes(4)}/><s${attributes(2)}/></r>`), 'ok');
+  assert.equal(codeWith(`<r${attributes(4)}><s${attributes(4)}/><s${attributes(3)}/></r>`), 'XML_DOCUMENT_TOO_MANY_ATTRIBUTES');
+  const flood = gate(`<r>\n<s${attributes(200_000)}/></r>`);
+  assert.ok(!flood.ok);
+  assert.equal(flood.code, 'XML_TOO_MANY_ATTRIBUTES', 'the default cap applies where none is named');
+  assert.equal(flood.line, 2);
+});

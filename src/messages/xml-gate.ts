@@ -6,7 +6,8 @@ import type { XmlElement } from './xml-element.ts';
  * The first look at a document's bytes, before libxml sees them. In one streaming
  * pass it refuses what must never reach a parser — bytes that are not UTF-8, DTDs,
  * entity declarations (external entities, "billion laughs"), nesting past the cap,
- * text that is not well-formed — each with its own code, and it builds the element
+ * more attributes than an element or a document may have, text that is not
+ * well-formed — each with its own code, and it builds the element
  * tree the handlers read. Nothing here fetches, expands or recurses without bound.
  * Every document goes through this one saxes pass: a second, hand-written reader for
  * plain documents saved 10–20 µs per 2 KB document, not worth a second parser to keep
@@ -14,7 +15,19 @@ import type { XmlElement } from './xml-element.ts';
  */
 export interface XmlGateLimits {
   readonly maxDepth: number;
+  /**
+   * Attributes one element may carry (default 64). libxml2 checks an element's
+   * attributes for duplicates pair by pair, so its time grows with the square of their
+   * number: 200,000 attributes on one element held the validation thread for 72 s.
+   */
+  readonly maxAttributesPerElement?: number;
+  /** Attributes the whole document may carry (default 250,000: a full-size document of items with one attribute each passes). */
+  readonly maxAttributesPerDocument?: number;
 }
+
+/** The attribute caps where a caller names none (the same as the `limits.*` defaults). */
+export const DEFAULT_MAX_ATTRIBUTES_PER_ELEMENT = 64;
+export const DEFAULT_MAX_ATTRIBUTES_PER_DOCUMENT = 250_000;
 
 export interface GateRejection {
   readonly ok: false;
@@ -66,9 +79,27 @@ function parseTree(text: string, limits: XmlGateLimits): XmlElement {
   const parser = new SaxesParser({ xmlns: true, position: true });
   const stack: XmlElement[] = [];
   let root: XmlElement | undefined;
+  const perElement = limits.maxAttributesPerElement ?? DEFAULT_MAX_ATTRIBUTES_PER_ELEMENT;
+  const perDocument = limits.maxAttributesPerDocument ?? DEFAULT_MAX_ATTRIBUTES_PER_DOCUMENT;
+  let elementAttributes = 0;
+  let documentAttributes = 0;
 
   parser.on('doctype', (doctype) => {
     throw new Stop(classifyDoctype(doctype, parser.line));
+  });
+  // Counted as each attribute is read, so a flood is refused at its first attribute too many.
+  parser.on('opentagstart', () => {
+    elementAttributes = 0;
+  });
+  parser.on('attribute', () => {
+    elementAttributes += 1;
+    documentAttributes += 1;
+    if (elementAttributes > perElement) {
+      throw new Stop(reject('XML_TOO_MANY_ATTRIBUTES', `An element has more than ${perElement} attributes.`, parser.line));
+    }
+    if (documentAttributes > perDocument) {
+      throw new Stop(reject('XML_DOCUMENT_TOO_MANY_ATTRIBUTES', `The document has more than ${perDocument} attributes.`, parser.line));
+    }
   });
   parser.on('opentag', (tag) => {
     if (stack.length >= limits.maxDepth) {

@@ -69,7 +69,7 @@ export interface PipelineDeps {
   /** Validates documents against the catalogue's schemas (on a thread of its own where it can). */
   readonly schemas: SchemaValidator;
   readonly counterparties: ReadonlyMap<string, Counterparty>;
-  readonly limits: { readonly maxDocumentBytes: number; readonly maxXmlDepth: number; readonly maxReportBytes: number };
+  readonly limits: { readonly maxDocumentBytes: number; readonly maxXmlDepth: number; readonly maxAttributesPerElement: number; readonly maxAttributesPerDocument: number; readonly maxReportBytes: number };
   /** Validates record batches of streamed custodian reports. */
   readonly reportValidator: BatchValidator;
   /** Where documents too large for the database (custodian reports) are kept. */

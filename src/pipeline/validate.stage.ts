@@ -153,7 +153,8 @@ function schemaVerdict(check: SchemaCheck, verdict: DocumentVerdict): Verdict {
 }
 
 function examine(deps: PipelineDeps, counterpartyId: string, raw: Uint8Array): Verdict | SchemaCheck {
-  const gate = inspectXml(raw, { maxDepth: deps.limits.maxXmlDepth });
+  const { maxXmlDepth: maxDepth, maxAttributesPerElement, maxAttributesPerDocument } = deps.limits;
+  const gate = inspectXml(raw, { maxDepth, maxAttributesPerElement, maxAttributesPerDocument });
   if (!gate.ok) {
     return { ok: false, errors: [{ code: gate.code, text: gate.text, ...(gate.line ? { line: gate.line } : {}) }] };
   }

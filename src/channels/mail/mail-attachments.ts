@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ParsedMail } from 'mailparser';
 import type { Envelope } from '../envelope.ts';
+import { authenticateMail } from './mail-authentication.ts';
 
 /**
  * Decides what one mail from the gateway's mailbox is: the XML documents it carries
@@ -11,6 +12,9 @@ import type { Envelope } from '../envelope.ts';
  * Invariants:
  * - The counterparty comes from the From address only (case-insensitive), never from
  *   anything in the attachment; an address belongs to at most one counterparty.
+ * - The From address is believed only when the insurer's receiving server found the
+ *   mail authentic for its domain (mail-authentication.ts), or when the counterparty's
+ *   mail comes through a relay the insurer trusts (`mail.trustedRelay`).
  * - An envelope's external id is `<Message-ID>/<attachment file name>`: the same mail
  *   read again (after a crash before it was moved) gives the same ids, so intake
  *   recognises it as a duplicate. A mail without a Message-ID gets a stable one made
@@ -28,6 +32,8 @@ export interface ReadMail {
   /** The References chain, oldest first. */
   readonly references: readonly string[];
   readonly attachments: readonly MailAttachment[];
+  /** The values of the mail's Authentication-Results headers (RFC 8601), topmost first. */
+  readonly authenticationResults: readonly string[];
 }
 
 export interface MailAttachment {
@@ -37,7 +43,7 @@ export interface MailAttachment {
 }
 
 /** Why a mail went to the aside folder instead of intake. */
-export type SetAsideReason = 'unknown-sender' | 'no-xml-attachment' | 'unreadable';
+export type SetAsideReason = 'unknown-sender' | 'not-authenticated' | 'too-large' | 'no-xml-attachment' | 'unreadable';
 
 export type MailPlan =
   | { readonly kind: 'intake'; readonly counterpartyId: string; readonly envelopes: readonly Envelope[] }
@@ -45,6 +51,14 @@ export type MailPlan =
 
 /** Lower-cased sender address → counterparty id. */
 export type SenderDirectory = ReadonlyMap<string, string>;
+
+/** How a mail's From address is believed. */
+export interface MailTrust {
+  /** The insurer's receiving server, whose Authentication-Results count (`mail.imap.authservId`). */
+  readonly authservId?: string | undefined;
+  /** Counterparties whose mail comes through a relay the insurer trusts (`mail.trustedRelay`): not checked. */
+  readonly trustedRelay: ReadonlySet<string>;
+}
 
 /**
  * Builds the sender directory from the counterparties' `mail.addresses`. Throws a
@@ -73,6 +87,9 @@ export function readParsedMail(parsed: ParsedMail, raw: Uint8Array): ReadMail {
     from: parsed.from?.value.find((address) => address.address)?.address,
     subject: parsed.subject ?? '',
     references,
+    authenticationResults: parsed.headerLines
+      .filter((header) => header.key === 'authentication-results')
+      .map((header) => header.line.slice(header.line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim()),
     attachments: parsed.attachments.map((attachment) => ({
       fileName: attachment.filename,
       contentType: attachment.contentType,
@@ -93,10 +110,16 @@ export function isXmlAttachment(attachment: MailAttachment): boolean {
 }
 
 /** What to do with one mail: its XML attachments to intake, or set it aside and why. */
-export function planMail(mail: ReadMail, senders: SenderDirectory, receivedAt: Date): MailPlan {
+export function planMail(mail: ReadMail, senders: SenderDirectory, receivedAt: Date, trust: MailTrust): MailPlan {
   const counterpartyId = mail.from === undefined ? undefined : senders.get(mail.from.trim().toLowerCase());
   if (counterpartyId === undefined) {
     return { kind: 'aside', reason: 'unknown-sender', detail: `${mail.from ?? 'no From address'} is not the address of any counterparty` };
+  }
+  if (!trust.trustedRelay.has(counterpartyId)) {
+    const authentication = trust.authservId === undefined
+      ? { ok: false as const, detail: 'mail.imap.authservId is not set, so no mail can be authenticated' }
+      : authenticateMail(mail.authenticationResults, mail.from, trust.authservId);
+    if (!authentication.ok) return { kind: 'aside', reason: 'not-authenticated', detail: `${mail.from} is ${counterpartyId}'s address, but ${authentication.detail}` };
   }
   const documents = mail.attachments.filter(isXmlAttachment);
   if (documents.length === 0) {

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ImapFlow } from 'imapflow';
 import { simpleParser } from 'mailparser';
 import type { Envelope, IntakeOutcome, IntakePort } from '../envelope.ts';
-import { fallbackMessageId, planMail, readParsedMail, type MailPlan, type ReadMail, type SenderDirectory, type SetAsideReason } from './mail-attachments.ts';
+import { fallbackMessageId, planMail, readParsedMail, type MailPlan, type MailTrust, type ReadMail, type SenderDirectory, type SetAsideReason } from './mail-attachments.ts';
 
 /**
  * Reads the gateway's mailbox over IMAP (imapflow) and hands each XML attachment to
@@ -18,9 +18,10 @@ import { fallbackMessageId, planMail, readParsedMail, type MailPlan, type ReadMa
  * - Every mail in the mailbox is taken, read or not: a mail that was flagged but not
  *   yet moved when the connection broke is taken again, intake answers its documents
  *   as duplicates, and it is moved then. Nothing is applied twice.
- * - Mail from an unknown sender, without an XML attachment or that cannot be parsed is
- *   recorded (SetAsideRecorder), logged as a warning and moved to the aside folder,
- *   never deleted.
+ * - Mail from an unknown sender, not authenticated for its From domain, larger than
+ *   `maxMailBytes` (found from its size before it is fetched), without an XML
+ *   attachment or that cannot be parsed is recorded (SetAsideRecorder), logged as a
+ *   warning and moved to the aside folder, never deleted.
  * - Mail is taken in the mailbox's order (UID), one at a time.
  */
 
@@ -42,6 +43,8 @@ export interface ImapSettings {
   readonly pollIntervalMs: number;
   /** Wait for new mail with IMAP IDLE. */
   readonly idle: boolean;
+  /** A larger mail is set aside without being fetched. */
+  readonly maxMailBytes: number;
 }
 
 /** A mail moved to the aside folder, as recorded for staff. */
@@ -71,6 +74,8 @@ export interface MailboxWatcherOptions {
   readonly intake: IntakePort;
   /** Sender address → counterparty id (see buildSenderDirectory). */
   readonly senders: SenderDirectory;
+  /** How a From address is believed (Authentication-Results, trusted relays). */
+  readonly trust: MailTrust;
   readonly setAside: SetAsideRecorder;
   /** Source of `receivedAt`. Default `() => new Date()`. */
   readonly clock?: () => Date;
@@ -208,11 +213,9 @@ export class MailboxWatcher {
 
   /** Returns false when intake failed and the mail stays for the next round. */
   async #takeMail(client: ImapFlow, uid: number): Promise<boolean> {
-    const fetched = await client.fetchOne(String(uid), { uid: true, source: true }, { uid: true });
-    if (!fetched) throw new Error(`mail UID ${uid} could not be fetched`);
-    if (!fetched.source) return true;
     const receivedAt = this.#clock();
-    const { mail, plan } = await readMail(fetched.source, this.#options.senders, receivedAt);
+    const { mail, plan } = await this.#fetchMail(client, uid, receivedAt);
+    if (!mail) return true;
     if (plan.kind === 'aside') {
       const { asideMailbox } = this.#options.imap;
       await this.#options.setAside.record({
@@ -236,15 +239,39 @@ export class MailboxWatcher {
     }, 'mail taken');
     return true;
   }
+
+  /**
+   * The mail and what to do with it. Its size is asked for first: one over maxMailBytes
+   * is planned for the aside folder from its envelope (Message-ID, From, Subject) and
+   * never fetched whole. `mail` is undefined for a UID that has no content (gone).
+   */
+  async #fetchMail(client: ImapFlow, uid: number, receivedAt: Date): Promise<{ mail?: ReadMail; plan: MailPlan }> {
+    const { maxMailBytes } = this.#options.imap;
+    const head = await client.fetchOne(String(uid), { uid: true, size: true, envelope: true }, { uid: true });
+    if (!head) throw new Error(`mail UID ${uid} could not be fetched`);
+    if (head.size !== undefined && head.size > maxMailBytes) {
+      const mail: ReadMail = {
+        messageId: head.envelope?.messageId ?? `<uid-${uid}-${head.size}@depot-gateway.invalid>`,
+        from: head.envelope?.from?.[0]?.address,
+        subject: head.envelope?.subject ?? '',
+        references: [], attachments: [], authenticationResults: [],
+      };
+      return { mail, plan: { kind: 'aside', reason: 'too-large', detail: `the mail is ${head.size} bytes; mail.imap.maxMailBytes allows ${maxMailBytes}. Send large documents by SFTP.` } };
+    }
+    const fetched = await client.fetchOne(String(uid), { uid: true, source: true }, { uid: true });
+    if (!fetched) throw new Error(`mail UID ${uid} could not be fetched`);
+    if (!fetched.source) return { plan: { kind: 'aside', reason: 'unreadable', detail: 'no content' } };
+    return readMail(fetched.source, this.#options.senders, receivedAt, this.#options.trust);
+  }
 }
 
 /** Parses one mail; a mail mailparser cannot read is planned for the aside folder. */
-async function readMail(source: Buffer, senders: SenderDirectory, receivedAt: Date): Promise<{ mail: ReadMail; plan: MailPlan }> {
+async function readMail(source: Buffer, senders: SenderDirectory, receivedAt: Date, trust: MailTrust): Promise<{ mail: ReadMail; plan: MailPlan }> {
   try {
     const mail = readParsedMail(await simpleParser(source), source);
-    return { mail, plan: planMail(mail, senders, receivedAt) };
+    return { mail, plan: planMail(mail, senders, receivedAt, trust) };
   } catch (error) {
-    const mail: ReadMail = { messageId: fallbackMessageId(source), from: undefined, subject: '', references: [], attachments: [] };
+    const mail: ReadMail = { messageId: fallbackMessageId(source), from: undefined, subject: '', references: [], attachments: [], authenticationResults: [] };
     return { mail, plan: { kind: 'aside', reason: 'unreadable', detail: `the mail could not be parsed: ${errorText(error)}` } };
   }
 }

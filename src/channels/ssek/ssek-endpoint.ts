@@ -8,12 +8,12 @@ import type { IntakePort } from '../envelope.ts';
 import { isValidTxId, parseSsekRequest, type SsekFlow, type SsekRequest } from './ssek-envelope.ts';
 import { writeReceipt, writeSsekEnvelope } from './ssek-answer.ts';
 import type { ClientCertificate, SsekDirectory, SsekParty } from './ssek-parties.ts';
-import { verifyBodySignature } from './ws-security.ts';
+import { verifyRequestSignature } from './ws-security.ts';
 
 /**
  * One SSEK request, from envelope bytes to the answer envelope. The header is checked
  * before anything is recorded (receiver, sender and client certificate, TxId,
- * signature); a document is then handed to intake under the TxId, and answered:
+ * signature over body, header and timestamp); a document is then handed to intake under the TxId, and answered:
  *  - sync: with its response when it is ready within `syncWaitMs`, else a receipt;
  *  - pull and push: with a receipt at once (the response is fetched with GetResponse,
  *    or pushed by the deliver stage);
@@ -39,7 +39,8 @@ export async function handleSsekRequest(options: SsekEndpointOptions, bytes: Uin
   if (!isValidTxId(request.txId)) {
     throw new GatewayError('SSEK_TX_ID_INVALID', request.txId ? `TxId "${request.txId}" is not a UUID.` : 'The SSEK header has no TxId.');
   }
-  if (party.signingCertificate) verifyBodySignature(request, party.signingCertificate);
+  // The timestamp is the sender's wall clock against ours, not the business date (`clock`), which tests and replays may fix.
+  if (party.signingCertificate) verifyRequestSignature(request, party.signingCertificate, new Date());
   const body = request.documentName === 'GetResponse' && request.documentNamespace === CATALOGUE_NAMESPACE
     ? await answerPull(options, party, request)
     : await receiveDocument(options, party, request, request.txId);

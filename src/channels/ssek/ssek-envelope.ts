@@ -17,6 +17,7 @@ export const SOAP_NAMESPACE = 'http://schemas.xmlsoap.org/soap/envelope/';
 export const SSEK_NAMESPACE = 'http://schemas.ssek.org/ssek/2006-05-10/';
 export const WSSE_NAMESPACE = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd';
 export const DSIG_NAMESPACE = 'http://www.w3.org/2000/09/xmldsig#';
+export const WSU_NAMESPACE = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd';
 
 /** One party id of the SSEK header, e.g. `<SenderId ssek:Type="ORGNR">5561234567</SenderId>`. */
 export interface SsekPartyId {
@@ -44,8 +45,19 @@ export interface SsekRequest {
   readonly document: string;
   /** The soap:Body's Id attribute (wsu:Id), which a WS-Security signature refers to. */
   readonly bodyId: string | undefined;
+  /** The ssek:SSEK header's Id attribute (wsu:Id): the signature must refer to it too. */
+  readonly headerId: string | undefined;
+  /** The wsu:Timestamp of the wsse:Security header, if any. */
+  readonly timestamp: WsuTimestamp | undefined;
   /** The ds:Signature element of the wsse:Security header as its own XML text, if any. */
   readonly signature: string | undefined;
+}
+
+/** A wsu:Timestamp as sent: its wsu:Id and the text of Created and Expires. */
+export interface WsuTimestamp {
+  readonly id: string | undefined;
+  readonly created: string | undefined;
+  readonly expires: string | undefined;
 }
 
 const TX_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -65,13 +77,15 @@ export function parseSsekRequest(bytes: Uint8Array, maxDepth: number): SsekReque
   if (envelope.name !== 'Envelope' || envelope.ns !== SOAP_NAMESPACE) {
     throw invalid(`The root element must be a SOAP 1.1 Envelope in ${SOAP_NAMESPACE}; it is {${envelope.ns}}${envelope.name}.`);
   }
-  const header = soapChild(envelope, 'Header');
-  const body = soapChild(envelope, 'Body');
+  // One of each: a second Body or header block could carry what the signature does not cover.
+  const header = onlyOne(envelope.children, SOAP_NAMESPACE, 'Header', 'soap:Header');
+  const body = onlyOne(envelope.children, SOAP_NAMESPACE, 'Body', 'soap:Body');
   if (!body) throw invalid('The envelope has no soap:Body.');
   const [document, ...more] = body.children;
   if (!document || more.length > 0) throw invalid('The soap:Body must hold exactly one document.');
-  const ssek = header?.children.find((child) => child.name === 'SSEK' && child.ns === SSEK_NAMESPACE);
-  const security = header?.children.find((child) => child.name === 'Security' && child.ns === WSSE_NAMESPACE);
+  const ssek = header && onlyOne(header.children, SSEK_NAMESPACE, 'SSEK', 'ssek:SSEK header');
+  const security = header && onlyOne(header.children, WSSE_NAMESPACE, 'Security', 'wsse:Security header');
+  const timestamp = security && onlyOne(security.children, WSU_NAMESPACE, 'Timestamp', 'wsu:Timestamp');
   const flowText = header?.children.find((child) => child.name === 'Flow' && child.ns === CATALOGUE_NAMESPACE)?.text.trim();
   if (flowText !== undefined && !['sync', 'pull', 'push'].includes(flowText)) throw invalid(`<Flow> must be sync, pull or push; it is "${flowText}".`);
   // The document keeps only the envelope's declarations it uses; the signature keeps all, as canonicalization may see them.
@@ -90,6 +104,12 @@ export function parseSsekRequest(bytes: Uint8Array, maxDepth: number): SsekReque
     documentRoot: document,
     document: cut[0] ?? '',
     bodyId: body.attrs.Id,
+    headerId: ssek?.attrs.Id,
+    timestamp: timestamp && {
+      id: timestamp.attrs.Id,
+      created: timestamp.children.find((child) => child.name === 'Created' && child.ns === WSU_NAMESPACE)?.text.trim(),
+      expires: timestamp.children.find((child) => child.name === 'Expires' && child.ns === WSU_NAMESPACE)?.text.trim(),
+    },
     signature: security ? cut[1] : undefined,
   };
 }
@@ -98,8 +118,11 @@ function invalid(text: string): GatewayError {
   return new GatewayError('SSEK_ENVELOPE_INVALID', text);
 }
 
-function soapChild(element: XmlElement, name: string): XmlElement | undefined {
-  return element.children.find((child) => child.name === name && child.ns === SOAP_NAMESPACE);
+/** The one child with this name; a second is refused. */
+function onlyOne(children: readonly XmlElement[], ns: string, name: string, label: string): XmlElement | undefined {
+  const [first, second] = children.filter((child) => child.name === name && child.ns === ns);
+  if (second) throw invalid(`The envelope has more than one ${label}; send exactly one.`);
+  return first;
 }
 
 /** SSEK header children are in the SSEK namespace; some senders leave them unqualified. */

@@ -19,6 +19,8 @@ const FAULT_CODES: Partial<Record<ErrorCode, string>> = {
   SSEK_TX_ID_ALREADY_RECEIVED: 'ssek:TxIdAlreadyReceived',
   SSEK_TX_ID_NOT_FOUND: 'soap:Client',
   SSEK_SIGNATURE_INVALID: 'wsse:FailedCheck',
+  SSEK_TIMESTAMP_EXPIRED: 'wsse:MessageExpired',
+  SSEK_NOT_AUTHENTICATED: 'wsse:FailedAuthentication',
   UNKNOWN_COUNTERPARTY: 'ssek:SenderIdUnknown',
   DOCUMENT_TOO_LARGE: 'soap:Client',
   REQUEST_INVALID: 'soap:Client',

@@ -11,7 +11,11 @@ import type { SsekFlow, SsekPartyId } from './ssek-envelope.ts';
  * without an `ssek` setting cannot use SSEK. When a counterparty has a client
  * certificate registered, a request under its SenderId must come with that
  * certificate, and a request with a registered certificate must name that holder's
- * SenderId: the SenderId alone never outranks the TLS identity.
+ * SenderId: the SenderId alone never outranks the TLS identity. A SenderId is a public
+ * organisation number, so a counterparty needs a client certificate or a signing
+ * certificate (or both): one with neither is refused at start (load-config's cross
+ * check) and, should a directory be built without that check, every request naming it
+ * is refused here.
  */
 export interface SsekParty {
   readonly counterpartyId: string;
@@ -80,6 +84,9 @@ export class SsekDirectory {
     const needsCertificate = named.certificateSubject !== undefined || named.certificateFingerprint !== undefined;
     if (needsCertificate && !holder) {
       throw new GatewayError('SSEK_SENDER_ID_UNKNOWN', `SenderId ${describe(senderId)} must come with its registered client certificate.`);
+    }
+    if (!needsCertificate && named.signingCertificate === undefined) {
+      throw new GatewayError('SSEK_NOT_AUTHENTICATED', `SenderId ${describe(senderId)} has no client certificate or signing certificate registered; the insurer must register one before it can send.`);
     }
     return named;
   }

@@ -1,0 +1,77 @@
+import { GatewayError } from '../core/gateway-error.ts';
+import type { GatewayConfig } from './config.schema.ts';
+import { verifySecret } from './secret-hash.ts';
+
+/**
+ * Secure by default: a gateway that listens beyond this machine must not open a door
+ * with a password everybody can read. On a `host` that is not a loopback address the
+ * configuration is refused (CONFIG_INVALID, every problem named) when it has
+ *   - a plain `password` for a staff user or a custodian's REST door (use passwordHash),
+ *   - `demo: true` (a known agreement and sample data),
+ *   - a database, Redis or mail password from the placeholder list below,
+ *   - a passwordHash or secretHash of a secret published in this repository (the demo's
+ *     staff password and API client secrets, the example's placeholders).
+ * On loopback all of these stay allowed: the demo and the tests run there.
+ */
+
+/** Secrets printed in this repository (README, config/, docker-compose.yml, tests) or too common to be anyone's own. */
+const PLACEHOLDERS: readonly string[] = [
+  'demo-password', 'demo-advisor-secret', 'demo-custodian-secret', 'test-password',
+  'change-me', 'changeme', 'change-me-to-a-long-random-secret', 'another-long-random-secret',
+  'password', 'secret', 'depot', 'postgres', 'admin', 'redis',
+];
+/** Those worth an scrypt check against every configured hash (about 50 ms each): the ones this repository hands out. */
+const PUBLISHED_SECRETS: readonly string[] = ['demo-password', 'demo-advisor-secret', 'demo-custodian-secret', 'change-me-to-a-long-random-secret'];
+
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(bare);
+}
+
+/** What the configuration may not hold on a non-loopback host, as `path: problem` lines; none on loopback. Cheap: no hashing. */
+export function exposedCredentialProblems(config: GatewayConfig): string[] {
+  if (isLoopbackHost(config.host)) return [];
+  const exposed = `is not allowed with host ${config.host} (not a loopback address)`;
+  const problems: string[] = [];
+  if (config.demo) problems.push(`demo: the demo (known data and credentials) ${exposed}; start it without HOST, or set demo: false`);
+  for (const [index, user] of config.staff.users.entries()) {
+    if (user.password !== undefined) problems.push(`staff.users.${index}.password: a plain password ${exposed}; set passwordHash (depot-gateway hash-secret)`);
+  }
+  for (const [index, counterparty] of config.counterparties.entries()) {
+    if (counterparty.rest?.password !== undefined) problems.push(`counterparties.${index}.rest.password: a plain password ${exposed}; set passwordHash (depot-gateway hash-secret)`);
+  }
+  const placeholder = (value: string | undefined) => value !== undefined && PLACEHOLDERS.includes(value);
+  for (const [setting, url] of [['databaseUrl', config.databaseUrl], ['redisUrl', config.redisUrl]] as const) {
+    if (placeholder(passwordOf(url))) problems.push(`${setting}: its password is a placeholder from the documentation; choose your own`);
+  }
+  if (placeholder(config.mail.smtp?.password)) problems.push('mail.smtp.password: a placeholder from the documentation; choose your own');
+  if (placeholder(config.mail.imap?.password)) problems.push('mail.imap.password: a placeholder from the documentation; choose your own');
+  return problems;
+}
+
+/**
+ * Refuses (CONFIG_INVALID) a non-loopback configuration whose hashes are of secrets this
+ * repository publishes. Asynchronous (scrypt), so run where the server is built, once.
+ */
+export async function refuseDemoSecrets(config: Readonly<GatewayConfig>): Promise<void> {
+  if (isLoopbackHost(config.host)) return;
+  const hashes: [setting: string, hash: string][] = [];
+  for (const [index, user] of config.staff.users.entries()) if (user.passwordHash) hashes.push([`staff.users.${index}.passwordHash`, user.passwordHash]);
+  for (const [index, counterparty] of config.counterparties.entries()) if (counterparty.rest?.passwordHash) hashes.push([`counterparties.${index}.rest.passwordHash`, counterparty.rest.passwordHash]);
+  for (const [index, client] of config.api.clients.entries()) hashes.push([`api.clients.${index}.secretHash`, client.secretHash]);
+  const found = await Promise.all(hashes.map(async ([setting, hash]) => {
+    const matches = await Promise.all(PUBLISHED_SECRETS.map((secret) => verifySecret(secret, hash)));
+    return matches.some(Boolean) ? `${setting}: the hash of a secret published with depot-gateway (demo or example) is not allowed with host ${config.host}; make your own with depot-gateway hash-secret` : undefined;
+  }));
+  const problems = found.filter((problem): problem is string => problem !== undefined);
+  if (problems.length > 0) throw new GatewayError('CONFIG_INVALID', `configuration:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
+}
+
+function passwordOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
