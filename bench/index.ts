@@ -6,6 +6,7 @@
  *   folder-throughput  ~2 KB documents dropped into an inbox at a rate and in a burst (issue: the spine)
  *   salary-file        one salary file of 10,000 employees, drop to per-item response (issue: plan administration)
  *   holdings-file      one custodian's Holdings of 1,000,000 positions, drop to acknowledgement (issue: custodian reporting)
+ *   rest               GET /InsuranceApplication/{id} at 100 connections against a bare Fastify + pg lookup (issue: the advisor API)
  *   xml-readers        the XML gate (saxes) against fast-xml-parser doing its job, per ~2 KB document and on hostile input
  */
 import { spawnSync } from 'node:child_process';
@@ -18,6 +19,7 @@ const BENCHMARKS: Record<string, string> = {
   'salary-file': 'salary-file.ts',
   'holdings-file': 'holdings-file.ts',
   'xml-readers': 'xml-readers.ts',
+  rest: 'rest.ts',
 };
 
 const wanted = process.argv.slice(2);

@@ -34,6 +34,13 @@ export class ApiTokens {
   readonly #publicKey: KeyObject;
   readonly #clients: ReadonlyMap<string, ApiClientConfig>;
   readonly #lifetimeSeconds: number;
+  /**
+   * Tokens whose signature verified, with their subject and expiry (seconds): an advisor's
+   * tool sends the same token with every request for its lifetime, and an ES256 check
+   * costs more than the rest of a small GET. Still expiry-checked at every use; emptied
+   * when MAX_REMEMBERED_TOKENS is reached.
+   */
+  readonly #verified = new Map<string, { readonly subject: string; readonly expiresAt: number }>();
   /** Checked for an unknown client id, so that answering one takes as long as a wrong secret. */
   #decoyHash = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
@@ -66,22 +73,34 @@ export class ApiTokens {
 
   /** The caller a bearer token stands for; API_AUTHENTICATION_REQUIRED for anything else. */
   async verify(token: string, now: Date): Promise<ApiCaller> {
-    let subject: string | undefined;
-    try {
-      const { payload } = await jwtVerify(token, this.#publicKey, {
-        issuer: ISSUER, audience: AUDIENCE, algorithms: [ALGORITHM], typ: 'at+jwt', currentDate: now, requiredClaims: ['exp', 'sub'],
-      });
-      subject = payload.sub;
-    } catch (error) {
-      throw new GatewayError('API_AUTHENTICATION_REQUIRED', tokenProblem(error), { cause: error });
-    }
-    const client = subject === undefined ? undefined : this.#clients.get(subject);
+    const subject = await this.#subjectOf(token, now);
+    const client = this.#clients.get(subject);
     if (!client) throw new GatewayError('API_AUTHENTICATION_REQUIRED', 'The client is no longer registered.');
     return client.kind === 'advisor-firm'
       ? { kind: 'advisor-firm', clientId: client.id, organisationNumber: client.organisationNumber }
       : { kind: 'custodian', clientId: client.id, custodianId: client.counterpartyId };
   }
+
+  async #subjectOf(token: string, now: Date): Promise<string> {
+    const remembered = this.#verified.get(token);
+    if (remembered && now.getTime() < remembered.expiresAt * 1000) return remembered.subject;
+    try {
+      const { payload } = await jwtVerify(token, this.#publicKey, {
+        issuer: ISSUER, audience: AUDIENCE, algorithms: [ALGORITHM], typ: 'at+jwt', currentDate: now, requiredClaims: ['exp', 'sub'],
+      });
+      const verified = { subject: payload.sub as string, expiresAt: payload.exp as number };
+      if (this.#verified.size >= MAX_REMEMBERED_TOKENS) this.#verified.clear();
+      this.#verified.set(token, verified);
+      return verified.subject;
+    } catch (error) {
+      if (remembered) this.#verified.delete(token);
+      throw new GatewayError('API_AUTHENTICATION_REQUIRED', tokenProblem(error), { cause: error });
+    }
+  }
 }
+
+/** Verified tokens remembered at most (a few hundred bytes each). */
+const MAX_REMEMBERED_TOKENS = 10_000;
 
 function tokenProblem(error: unknown): string {
   const code = (error as { code?: string }).code;

@@ -125,21 +125,30 @@ async function recordStatus(tx: Sql, applicationId: string, change: Omit<StatusC
   );
 }
 
+/** The application with its status history, in one round trip (the advisors' most frequent read). */
 export async function findApplication(db: Sql, applicationId: string): Promise<ApplicationRecord | undefined> {
-  const { rows } = await db.query<Omit<ApplicationRecord, 'history'> & { submittedAt: Date | string }>(
+  const { rows } = await db.query<Omit<ApplicationRecord, 'history'> & { submittedAt: Date | string; history: StatusChange[] | string }>(
     `SELECT a.application_id AS "applicationId", a.kind, a.firm_organisation_number AS "firmOrganisationNumber", a.advisor_code AS "advisorCode",
             a.customer_id AS "customerId", a.product_code AS "productId", p.name AS "productName", a.body, a.status, a.submitted_at AS "submittedAt",
-            a.insurance_number AS "insuranceId"
+            a.insurance_number AS "insuranceId",
+            (SELECT json_agg(json_build_object('status', c.status, 'at', ${ISO_UTC('c.changed_at')}, 'by', c.changed_by, 'reason', c.reason) ORDER BY c.id)
+               FROM application_status_changes c WHERE c.application_id = a.application_id) AS history
        FROM applications a JOIN products p ON p.code = a.product_code WHERE a.application_id = $1`,
     [applicationId],
   );
   const row = rows[0];
   if (!row) return undefined;
-  const history = await db.query<StatusChange & { at: Date | string }>(
-    `SELECT status, changed_at AS at, changed_by AS by, reason FROM application_status_changes WHERE application_id = $1 ORDER BY id`,
-    [applicationId],
-  );
-  return { ...row, body: typeof row.body === 'string' ? JSON.parse(row.body) as InsuranceApplicationInput : row.body, submittedAt: iso(row.submittedAt), history: history.rows.map((change) => ({ ...change, at: iso(change.at) })) };
+  return {
+    ...row,
+    body: typeof row.body === 'string' ? JSON.parse(row.body) as InsuranceApplicationInput : row.body,
+    submittedAt: iso(row.submittedAt),
+    history: typeof row.history === 'string' ? JSON.parse(row.history) as StatusChange[] : row.history ?? [],
+  };
+}
+
+/** A timestamp as JavaScript's toISOString writes it (UTC, milliseconds, Z). */
+function ISO_UTC(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
 export interface CustomerApplicationRow {

@@ -1,0 +1,100 @@
+/**
+ * `npm run bench -- rest`: GET /InsuranceApplication/{id} through the gateway's REST
+ * API (bearer token verified, the access policy asked, the application and its
+ * history read, the answer serialised by its schema) against a bare Fastify + pg
+ * primary-key lookup on the same table (bench/bare-lookup.server.ts), both driven by
+ * autocannon from this process at BENCH_CONNECTIONS (100) for BENCH_SECONDS (10) each,
+ * after a warm-up of BENCH_WARMUP_SECONDS (3), in BENCH_ROUNDS (2) interleaved rounds.
+ *
+ * Target (the advisor API issue): ours ≥ 70 % of the bare server's requests/s, p99 under
+ * 20 ms at 100 connections. Prints both figures and the ratio; every answer must be 200.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { hashSecret } from '../src/config/secret-hash.ts';
+import { calibrate, machine } from './report.ts';
+import { createDatabase, envNumber, freePort, REDIS_URL, runBenchmark, runMigrate, startGateway, writeConfig } from './support.ts';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const settings = {
+  connections: Math.round(envNumber('BENCH_CONNECTIONS', 100)),
+  seconds: envNumber('BENCH_SECONDS', 10),
+  warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', 3),
+  rounds: Math.round(envNumber('BENCH_ROUNDS', 2)),
+};
+const log = (text: string) => process.stdout.write(`[bench rest] ${text}\n`);
+
+interface Figures { requestsPerSecond: number; p50: number; p99: number; non2xx: number; errors: number }
+
+async function drive(url: string, headers: Record<string, string>, seconds: number): Promise<Figures> {
+  const result = await autocannon({ url, connections: settings.connections, duration: seconds, headers });
+  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts };
+}
+
+await runBenchmark('rest', async (resources) => {
+  const calibration = calibrate();
+  const host = machine(calibration);
+  log(`calibration: ${calibration} ms for a fixed piece of work; ${host.cpu}, ${host.cores} cores, ${host.os}, node ${host.node}`);
+  resources.temp = await mkdtemp(join(tmpdir(), 'dg-bench-rest-'));
+  resources.database = await createDatabase();
+  const port = await freePort();
+  const barePort = await freePort();
+  resources.prefix = `dgbenchrest${process.pid}`;
+  const secret = 'bench-firm-secret';
+  const config = await writeConfig(resources.temp, {
+    demo: true, dataDir: join(resources.temp, 'data'), port, logLevel: 'warn', databaseUrl: resources.database.url, redisUrl: REDIS_URL, queuePrefix: resources.prefix,
+    counterparties: [{ id: 'demo-custodian', name: 'Demo Custodian AB', organisationNumber: '5560000001', role: 'custodian', messageTypes: ['custodian-reporting'] }],
+    api: { clients: [{ id: 'bench-firm', kind: 'advisor-firm', organisationNumber: '5565555553', secretHash: await hashSecret(secret) }] },
+  });
+  runMigrate(config);
+  resources.gateway = await startGateway(config, port);
+  const base = `http://127.0.0.1:${port}`;
+  const token = ((await (await fetch(`${base}/oauth/token`, {
+    method: 'POST', headers: { authorization: `Basic ${Buffer.from(`bench-firm:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials',
+  })).json()) as { access_token: string }).access_token;
+  const submitted = await fetch(`${base}/InsuranceApplication`, {
+    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: '197001011233' }, insured: { id: '197001011233' }, premium: { monthly: '1000' },
+      funds: [{ isin: 'SE000DEPA010', percent: 100 }], custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: false, premiumWaiver: false },
+    }),
+  });
+  if (submitted.status !== 201) throw new Error(`the application was not accepted: ${submitted.status} ${await submitted.text()}`);
+  const { applicationId } = (await submitted.json()) as { applicationId: string };
+
+  const bare: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'bare-lookup.server.ts')], {
+    env: { ...process.env, DATABASE_URL: resources.database.url, PORT: String(barePort) }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    await once(bare.stdout!, 'data');
+    const targets = {
+      bare: { url: `http://127.0.0.1:${barePort}/InsuranceApplication/${applicationId}`, headers: {} },
+      ours: { url: `${base}/InsuranceApplication/${applicationId}`, headers: { authorization: `Bearer ${token}` } },
+    };
+    const runs: Record<'bare' | 'ours', Figures[]> = { bare: [], ours: [] };
+    for (let round = 1; round <= settings.rounds; round += 1) {
+      for (const name of ['bare', 'ours'] as const) {
+        await drive(targets[name].url, targets[name].headers, settings.warmupSeconds);
+        const figures = await drive(targets[name].url, targets[name].headers, settings.seconds);
+        runs[name].push(figures);
+        log(`round ${round} ${name}: ${Math.round(figures.requestsPerSecond)} requests/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, non-2xx ${figures.non2xx}, errors ${figures.errors}`);
+      }
+    }
+    const mean = (list: Figures[], key: keyof Figures) => list.reduce((sum, f) => sum + f[key], 0) / list.length;
+    const ratio = mean(runs.ours, 'requestsPerSecond') / mean(runs.bare, 'requestsPerSecond');
+    const p99 = Math.max(...runs.ours.map((f) => f.p99));
+    log(`bare Fastify + pg: ${Math.round(mean(runs.bare, 'requestsPerSecond'))} requests/s, p99 ${Math.max(...runs.bare.map((f) => f.p99))} ms`);
+    log(`depot-gateway:     ${Math.round(mean(runs.ours, 'requestsPerSecond'))} requests/s, p99 ${p99} ms`);
+    log(`ratio ${(ratio * 100).toFixed(1)} % (target ≥ 70 %): ${ratio >= 0.7 ? 'MET' : 'NOT MET'}; p99 ${p99} ms (target < 20 ms): ${p99 < 20 ? 'MET' : 'NOT MET'}`);
+    const wrong = [...runs.bare, ...runs.ours].reduce((sum, f) => sum + f.non2xx + f.errors, 0);
+    if (wrong > 0) log(`wrong answers: ${wrong} not 200`);
+    return wrong === 0;
+  } finally {
+    bare.kill('SIGTERM');
+  }
+});
