@@ -14,6 +14,8 @@
 # set DEPOT_GATEWAY_CONFIG) and without it stops with CONFIG_INVALID saying so. It listens
 # on 0.0.0.0, so the configuration must hold password hashes (depot-gateway hash-secret),
 # no demo and no placeholder passwords: the gateway refuses to start otherwise.
+# Whatever it writes under DATA_DIR is 0640 (folders 0750): the program sets umask 027
+# itself at start, so the image needs no shell wrapper for it.
 
 ARG NODE_IMAGE=node:22-bookworm-slim
 

@@ -13,6 +13,13 @@
 // set before the pool's first use, so here, before anything else is loaded.
 process.env.UV_THREADPOOL_SIZE ??= '16';
 
+// What the gateway writes (documents, answers, archives, the embedded database) holds
+// personal data: no one but the gateway's user and group may read it, and only the
+// user may change it (files 0640, folders 0750). The group is the one the SFTP server
+// serves counterparties' folders with. Set here, so every way of running — a service,
+// the container image, a person at a terminal — gets it, whatever the caller's umask.
+process.umask(0o027);
+
 import { fileURLToPath } from 'node:url';
 import { buildIsCurrent } from './build-state.js';
 

@@ -6,7 +6,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stockholmDate } from '../src/core/calendar-date.ts';
@@ -48,6 +48,11 @@ describe('depot-gateway CLI', () => {
     const result = await runCliToEnd(['submit', path, '--from', 'demo-employer', '--wait', '--config', config]);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^<\?xml[\s\S]*<SalaryAdjustmentResponse[\s\S]*<InResponseTo>CLI-OK<\/InResponseTo>[\s\S]*<Status>Accepted<\/Status>/);
+    // What it wrote holds personal data: nothing is readable by other users, whatever this test's umask.
+    const written = (await readdir(join(folder, 'data'), { recursive: true })).map((name) => join(folder, 'data', String(name)));
+    const files = (await Promise.all(written.map(async (path) => ({ path, stats: await stat(path) })))).filter(({ stats }) => stats.isFile());
+    assert.ok(files.some(({ path }) => path.includes(join('demo-employer', 'outbox'))), `the response is in the outbox: ${written.join(', ')}`);
+    for (const { path, stats } of files) assert.equal(stats.mode & 0o027, 0, `${path} is ${(stats.mode & 0o777).toString(8)}`);
   });
 
   test('a rejected document exits 1 and still prints its response', async () => {

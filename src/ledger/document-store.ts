@@ -68,8 +68,9 @@ export class DocumentStore {
       },
     });
     try {
-      await mkdir(folder, { recursive: true });
-      await pipeline(source, hashing, createWriteStream(temporary, { flags: 'wx' }));
+      // The gateway's user only: nobody fetches these over SFTP.
+      await mkdir(folder, { recursive: true, mode: 0o700 });
+      await pipeline(source, hashing, createWriteStream(temporary, { flags: 'wx', mode: 0o600 }));
       const handle = await open(temporary, 'r');
       try {
         await handle.sync();
