@@ -15,6 +15,7 @@ import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import { parseConfig } from '../src/config/load-config.ts';
 import { chooseLogFormat } from '../src/cli/gateway-logger.ts';
 import { buildStartSummary, formatStartSummary } from '../src/cli/start-summary.ts';
+import { hashSecret } from '../src/config/secret-hash.ts';
 import { createTestDatabase, deleteQueues, testSettings, waitFor, type TestDatabase } from './support/harness.ts';
 import { freePort, runCli, writeConfigFile } from './support/processes.ts';
 
@@ -32,7 +33,7 @@ describe('the log format', () => {
     assert.throws(() => parseConfig({ logFormat: 'colour' }), /logFormat: /);
   });
 
-  test('the summary shows the demo password, and for any other configuration only where it is set', () => {
+  test('the summary shows the demo password, and for any other configuration only where it is set', async () => {
     const folders = new Map([['demo-employer', '/srv/dg/counterparties/demo-employer']]);
     const users = { staff: { users: [{ username: 'staff', password: 'demo-password' }] } };
     const demo = formatStartSummary(buildStartSummary(parseConfig({ ...users, demo: true, port: 8080 }), folders, 8080, 42));
@@ -44,6 +45,8 @@ describe('the log format', () => {
     const real = formatStartSummary(buildStartSummary(parseConfig({ ...users, port: 8080 }), folders, 8080, 42));
     assert.doesNotMatch(real, /demo-password/);
     assert.match(real, /\(login staff \/ \(password in staff\.users\)\)/);
+    const hashed = formatStartSummary(buildStartSummary(parseConfig({ staff: { users: [{ username: 'ops', passwordHash: await hashSecret('a-long-staff-password') }] }, port: 8080 }), folders, 8080, 42));
+    assert.match(hashed, /\(login ops \/ \(the password whose hash is in staff\.users\)\)/);
   });
 });
 

@@ -29,7 +29,7 @@ export function buildStartSummary(config: Readonly<GatewayConfig>, folders: Read
     ...(base
       ? {
           dashboard: `${base}/admin/queues`,
-          login: user ? `${user.username} / ${config.demo && user.password ? user.password : '(the password whose hash is in staff.users)'}` : 'none: no staff.users configured',
+          login: user ? `${user.username} / ${loginHint(user, config.demo)}` : 'none: no staff.users configured',
           api: `${base}/api/messages`,
         }
       : {}),
@@ -47,4 +47,10 @@ export function formatStartSummary(summary: StartSummary): string {
   if (summary.api) lines.push(`  staff API        ${summary.api}  (same login; or use depot-gateway submit / messages)`);
   lines.push(`  to stop          ${summary.stop}`, '');
   return `${lines.join('\n')}\n`;
+}
+
+/** The demo's password as it is; otherwise only where the password is set. */
+function loginHint(user: { password?: string | undefined }, demo: boolean): string {
+  if (user.password === undefined) return '(the password whose hash is in staff.users)';
+  return demo ? user.password : '(password in staff.users)';
 }
