@@ -41,6 +41,22 @@ export interface HttpServerOptions {
   readonly ssekDirectory?: SsekDirectory;
 }
 
+/** One method and URL pattern the server answers (`/api/messages/:id`). */
+export interface ServedRoute {
+  readonly method: string;
+  readonly url: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Every route the server answers, as registered, plugins' routes included: the
+     * route-authentication test walks all of them, so a route added later is checked too.
+     */
+    readonly servedRoutes: readonly ServedRoute[];
+  }
+}
+
 export async function buildHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
   const { config, deps, queues } = options;
   await refuseDemoSecrets(config);
@@ -49,6 +65,12 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
   const https = ssekHttpsOptions(config);
   // With ssek.tls the port speaks HTTPS (client certificates for SSEK); routes see the same instance API either way.
   const app = (https ? Fastify({ ...common, https }) : Fastify(common)) as unknown as FastifyInstance;
+  // Before any route: the hook sees every route registered after it, in every scope.
+  const served: ServedRoute[] = [];
+  app.decorate('servedRoutes', served);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) served.push({ method, url: route.url });
+  });
   app.addContentTypeParser(['application/xml', 'text/xml', 'application/octet-stream'], { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   app.setErrorHandler((error: FastifyError, _request, reply) => {
