@@ -16,12 +16,12 @@ import { verifySecret } from './secret-hash.ts';
 
 /** Secrets printed in this repository (README, config/, docker-compose.yml, tests) or too common to be anyone's own. */
 const PLACEHOLDERS: readonly string[] = [
-  'demo-password', 'demo-advisor-secret', 'demo-custodian-secret', 'test-password',
+  'demo-password', 'demo-advisor-secret', 'demo-custodian-secret', 'demo-custodian-rest-password', 'test-password',
   'change-me', 'changeme', 'change-me-to-a-long-random-secret', 'another-long-random-secret',
   'password', 'secret', 'depot', 'postgres', 'admin', 'redis',
 ];
 /** Those worth an scrypt check against every configured hash (about 50 ms each): the ones this repository hands out. */
-const PUBLISHED_SECRETS: readonly string[] = ['demo-password', 'demo-advisor-secret', 'demo-custodian-secret', 'change-me-to-a-long-random-secret'];
+const PUBLISHED_SECRETS: readonly string[] = ['demo-password', 'demo-advisor-secret', 'demo-custodian-secret', 'demo-custodian-rest-password', 'change-me-to-a-long-random-secret'];
 
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
