@@ -258,6 +258,27 @@ export const configSchema = z.strictObject({
     /** The insurer's customer service: notices that an insured's payout can begin are mailed here, for the letter to the insured (default: operationsAddress). */
     customerServiceAddress: emailAddress.optional(),
   }).prefault({}),
+  /**
+   * BankID (relying-party API v6.0) for signing, over mutual TLS with the insurer's
+   * relying-party certificate: PEM certificate and key, or a PKCS#12 file. Files are read
+   * at start. Without it nothing is signed with BankID. See docs/bankid.md.
+   */
+  bankid: z.strictObject({
+    /** The service root, without a path: https://appapi2.bankid.com, or https://appapi2.test.bankid.com for the test service. */
+    url: z.string().regex(/^https:\/\/[^\s/?#]+\/?$/, 'an https:// address without a path, such as https://appapi2.bankid.com'),
+    certPath: z.string().min(1).optional(),
+    keyPath: z.string().min(1).optional(),
+    pfxPath: z.string().min(1).optional(),
+    /** Of the PKCS#12 file (or of an encrypted PEM key). */
+    passphrase: z.string().optional(),
+    /** The CA that issued BankID's server certificate: the only one trusted for this connection. */
+    caPath: z.string().min(1),
+    /** How long one request (sign, collect, cancel) may take. */
+    timeoutMs: z.number().int().positive().default(10_000),
+  }).refine(
+    (bankid) => bankid.pfxPath === undefined ? bankid.certPath !== undefined && bankid.keyPath !== undefined : bankid.certPath === undefined && bankid.keyPath === undefined,
+    'set certPath and keyPath (PEM), or pfxPath (PKCS#12): one of the two',
+  ).optional(),
   /** The SSEK endpoint (POST /ssek on the api port). */
   ssek: z.strictObject({
     /** The insurer's organisation number: the ReceiverId (type ORGNR) senders address, and our SenderId on pushes. */
