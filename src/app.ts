@@ -176,7 +176,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
         connection: redis, prefix: config.queuePrefix, db, clock: deps.clock, log,
         jobs: calendarJobs({
           custodians: expectedCustodians(config.counterparties), mailSender, operationsAddress: config.notifications.operationsAddress, customerServiceAddress: config.notifications.customerServiceAddress, log,
-          runs: runDepsFrom(config, deps.outboundFor, log),
+          runs: runDepsFrom(config, deps.scheduler, log),
         }),
       });
       closers.push(() => closeWithin('calendar, its active run finishing', () => calendar.close(), WORKERS_FINISH_MS, log));

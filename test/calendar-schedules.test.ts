@@ -29,7 +29,7 @@ test('after Redis restarts empty the schedulers are back, and the next deadline 
   const { db } = gateway.deps;
   const jobs = calendarJobs({
     custodians: expectedCustodians(gateway.config.counterparties), mailSender: undefined, operationsAddress: undefined, log: silent,
-    runs: runDepsFrom(gateway.config, gateway.deps.outboundFor, silent),
+    runs: runDepsFrom(gateway.config, gateway.deps.scheduler, silent),
   }).map((job) => ({ ...job, patterns: ['* * * * * *'] }));
   const scheduler = new CalendarScheduler({ connection, prefix: gateway.config.queuePrefix, db, jobs, clock: () => now, log: silent, checkEveryMs: 300 });
   const queue = new Queue(CALENDAR_QUEUE, { connection, prefix: gateway.config.queuePrefix });

@@ -4,8 +4,9 @@
  * year of debit runs (February 2024 — Q4 2023 and the yield tax on the 2024 opening
  * value — then April, July and October) for a P, a T and a K insurance, every amount
  * of every file against figures worked out by hand; repeats that change nothing; a
- * failed delivery that is retried into one document; monthly payouts until paid out;
- * and the runs missed while the gateway was down, made at start.
+ * failed delivery that leaves the run stored and its recorded file delivered by the run
+ * made again; monthly payouts until paid out; and the runs missed while the gateway was
+ * down, made at start.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,7 +18,7 @@ import { createSmtpSender } from '../src/channels/mail/smtp.sender.ts';
 import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import type { Sql } from '../src/ledger/database.ts';
 import { SchemaRegistry } from '../src/messages/schema-registry.ts';
-import { runDebitRun, runDepsFrom, type RunDeps } from '../src/pipeline/debit-run.ts';
+import { makeRun, runDebitRun, runDepsFrom, type RunDeps } from '../src/pipeline/debit-run.ts';
 import { runPayoutRun, schedulePayout } from '../src/pipeline/payout-run.ts';
 import { listPayoutNotices, mailPayoutNotices, payoutNoticeJob } from '../src/pipeline/payout-notices.job.ts';
 import { runDuePeriods } from '../src/pipeline/calendar.scheduler.ts';
@@ -43,7 +44,7 @@ async function gatewayOnDemoLedger(options: Parameters<typeof startTestGateway>[
 }
 
 function runDeps(gateway: TestGateway): RunDeps {
-  return { ...runDepsFrom(gateway.config, gateway.deps.outboundFor, gateway.log), deliveryBackoffMs: 10 };
+  return runDepsFrom(gateway.config, gateway.deps.scheduler, gateway.log);
 }
 
 /**
@@ -123,7 +124,7 @@ test('a year of debit runs for a P, a T and a K insurance, to the öre; a repeat
     const deps = runDeps(gateway);
     const at = new Date('2024-11-01T08:00:00Z');
     for (const [year, quarter] of [[2023, 4], [2024, 1], [2024, 2], [2024, 3]] as const) {
-      const summary = await db.transaction((tx) => runDebitRun(tx, deps, { year, quarter }, at));
+      const summary = await makeRun(db, deps, (tx) => runDebitRun(tx, deps, { year, quarter }, at));
       assert.equal(summary.created.length, 1);
       // DEPA-100002, -100003 and -100005 have no custody values: held, not guessed; DEPA-100004 is not in force until 2026.
       assert.deepEqual(summary.created[0]?.held.map((h) => h.accountNumber), ['DEPA-100002', 'DEPA-100003', 'DEPA-100005']);
@@ -190,7 +191,7 @@ test('a year of debit runs for a P, a T and a K insurance, to the öre; a repeat
 
     // A repeat of any run finds its row: no new document, no new file, the files untouched.
     const before = await Promise.all((await xmlFiles(gateway)).map((name) => outboxFile(gateway, name)));
-    const again = await db.transaction((tx) => runDebitRun(tx, deps, { year: 2024, quarter: 1 }, new Date('2024-12-01T08:00:00Z')));
+    const again = await makeRun(db, deps, (tx) => runDebitRun(tx, deps, { year: 2024, quarter: 1 }, new Date('2024-12-01T08:00:00Z')));
     assert.deepEqual([again.created, again.delivered], [[], []]);
     assert.deepEqual(await xmlFiles(gateway), ['debit-run-2023-Q4.DebitAccounts.xml', 'debit-run-2024-Q1.DebitAccounts.xml', 'debit-run-2024-Q2.DebitAccounts.xml', 'debit-run-2024-Q3.DebitAccounts.xml']);
     assert.deepEqual(await Promise.all((await xmlFiles(gateway)).map((name) => outboxFile(gateway, name))), before);
@@ -204,7 +205,7 @@ test('a year of debit runs for a P, a T and a K insurance, to the öre; a repeat
   }
 });
 
-test('a failed delivery is retried and the run made again produces one document', async () => {
+test('a failed delivery leaves the run stored; the run made again delivers the recorded file, not a new one', async () => {
   const gateway = await gatewayOnDemoLedger();
   try {
     const { db } = gateway.deps;
@@ -213,18 +214,29 @@ test('a failed delivery is retried and the run made again produces one document'
     const outbox = gateway.outbox('demo-custodian');
     await rm(outbox, { recursive: true, force: true });
     await writeFile(outbox, 'not a folder'); // the outbox cannot be written
-    await assert.rejects(
-      db.transaction((tx) => runDebitRun(tx, deps, { year: 2024, quarter: 3 }, new Date('2024-11-01T08:00:00Z'))),
-      { name: 'GatewayError', code: 'DELIVERY_FAILED' },
+    const first = await makeRun(db, deps, (tx) => runDebitRun(tx, deps, { year: 2024, quarter: 3 }, new Date('2024-11-01T08:00:00Z')));
+    assert.deepEqual([first.created.map((c) => c.documentId), first.delivered, first.undelivered], [['DA-2024-Q3-demo-custodian'], [], ['DA-2024-Q3-demo-custodian']]);
+    // The debits are stored with the document, whatever became of its delivery.
+    const { rows: stored } = await db.query<{ runs: number; lines: number; file_name: string; body: string; delivered_at: Date | null }>(
+      `SELECT (SELECT count(*)::int FROM debit_runs) AS runs, (SELECT count(*)::int FROM debit_lines) AS lines, file_name, body, delivered_at
+         FROM outgoing_documents`,
     );
-    const { rows: none } = await db.query('SELECT 1 FROM debit_runs UNION ALL SELECT 1 FROM outgoing_documents UNION ALL SELECT 1 FROM debit_lines');
-    assert.deepEqual(none, [], 'a run whose delivery failed leaves nothing behind');
+    assert.equal(stored.length, 1);
+    const recorded = stored[0]!;
+    assert.deepEqual([recorded.runs, recorded.lines > 0, recorded.file_name, recorded.delivered_at], [1, true, 'debit-run-2024-Q3.DebitAccounts.xml', null]);
+    const { rows: attempts } = await db.query<{ outcome: string; error: string }>('SELECT outcome, error FROM outgoing_deliveries ORDER BY id');
+    assert.deepEqual(attempts.map((a) => a.outcome), ['failed']);
+    assert.match(attempts[0]!.error, /debit-run-2024-Q3\.DebitAccounts\.xml/);
 
+    // An hour later the outbox is back; the run made again finds its row, makes nothing
+    // new, and delivers the file recorded at 08:00 — same bytes, same name.
     await rm(outbox, { force: true });
     await mkdir(outbox);
-    const retried = await db.transaction((tx) => runDebitRun(tx, deps, { year: 2024, quarter: 3 }, new Date('2024-11-01T09:00:00Z')));
-    assert.deepEqual(retried.delivered.map((d) => d.documentId), ['DA-2024-Q3-demo-custodian']);
+    const retried = await makeRun(db, deps, (tx) => runDebitRun(tx, deps, { year: 2024, quarter: 3 }, new Date('2024-11-01T09:00:00Z')));
+    assert.deepEqual([retried.created, retried.undelivered], [[], []]);
+    assert.deepEqual(retried.delivered, [{ documentId: 'DA-2024-Q3-demo-custodian', target: join(outbox, 'debit-run-2024-Q3.DebitAccounts.xml') }]);
     assert.deepEqual(await xmlFiles(gateway), ['debit-run-2024-Q3.DebitAccounts.xml']);
+    assert.equal(await outboxFile(gateway, 'debit-run-2024-Q3.DebitAccounts.xml'), recorded.body);
     const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM outgoing_documents');
     assert.equal(rows[0]?.n, 1);
   } finally {
@@ -270,8 +282,8 @@ test('an insurance in payout: a sell order by the 10th and a payout by the 22nd 
 
     const months = ['2026-05', '2026-06', '2026-07', '2026-08', '2026-09'];
     for (const month of months) {
-      await db.transaction((tx) => runPayoutRun(tx, deps, month, new Date(`${month}-01T05:00:00Z`)));
-      await db.transaction((tx) => runPayoutRun(tx, deps, month, new Date(`${month}-02T05:00:00Z`))); // a repeat: nothing new
+      await makeRun(db, deps, (tx) => runPayoutRun(tx, deps, month, new Date(`${month}-01T05:00:00Z`)));
+      await makeRun(db, deps, (tx) => runPayoutRun(tx, deps, month, new Date(`${month}-02T05:00:00Z`))); // a repeat: nothing new
     }
     // September: paid out, no file.
     assert.deepEqual(await xmlFiles(gateway), months.slice(0, 4).map((m) => `payout-${m}.DebitAccounts.xml`));
@@ -326,7 +338,10 @@ test('runs missed while the gateway was down are made at start', async () => {
       { job: 'payout-notices', period: '2024-11-04 07:30' },
       { job: 'payout-runs', period: '2024-10' }, { job: 'payout-runs', period: '2024-11' },
     ]);
-    assert.deepEqual(await xmlFiles(gateway), ['debit-run-2024-Q2.DebitAccounts.xml', 'debit-run-2024-Q3.DebitAccounts.xml', 'payout-2024-11.DebitAccounts.xml']);
+    // Delivered by the deliver stage once each run has committed.
+    const expected = ['debit-run-2024-Q2.DebitAccounts.xml', 'debit-run-2024-Q3.DebitAccounts.xml', 'payout-2024-11.DebitAccounts.xml'];
+    await waitFor(async () => (await xmlFiles(gateway)).length >= expected.length, 'the three files');
+    assert.deepEqual(await xmlFiles(gateway), expected);
     // 12 000.00 over 12 months: 1 000.00; 10 November 2024 is a Sunday: sell by Friday the 8th; the 22nd is a Friday.
     assert.deepEqual(linesOf(await outboxFile(gateway, 'payout-2024-11.DebitAccounts.xml'))['DEPA-100002'], {
       SellOrder: '1000.00', SellBy: '2024-11-08', Payout: '1000.00', PayBy: '2024-11-22', Installment: '1', Final: 'false',
@@ -355,7 +370,7 @@ test('payout can begin: customer service is mailed once per notice; without mail
     await db.exec(`INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
       VALUES ('DEPA-100002', '2026-04-30', 0, 40000.00, 40000.00, 1, 'test')`);
     await db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-100002', startMonth: '2026-05', terms: { months: 4 } }, new Date('2026-04-15T08:00:00Z')));
-    await db.transaction((tx) => runPayoutRun(tx, runDeps(gateway), '2026-05', new Date('2026-05-01T05:00:00Z')));
+    await makeRun(db, runDeps(gateway), (tx) => runPayoutRun(tx, runDeps(gateway), '2026-05', new Date('2026-05-01T05:00:00Z')));
 
     // No mail settings: recorded, not mailed, and still waiting.
     const unmailed = await db.transaction((tx) => mailPayoutNotices(tx, { mailSender: undefined, address: undefined, log: gateway.log }, new Date('2026-05-01T05:30:00Z')));
@@ -374,7 +389,7 @@ test('payout can begin: customer service is mailed once per notice; without mail
     assert.equal(mail.parsed.messageId, '<payout-notices.2026-05-01.07.30@depot-gateway>');
 
     // The 13:00 check finds nothing new, and June's installment makes no second notice.
-    await db.transaction((tx) => runPayoutRun(tx, runDeps(gateway), '2026-06', new Date('2026-06-01T05:00:00Z')));
+    await makeRun(db, runDeps(gateway), (tx) => runPayoutRun(tx, runDeps(gateway), '2026-06', new Date('2026-06-01T05:00:00Z')));
     assert.deepEqual(await runDuePeriods(db, job, new Date('2026-06-01T12:00:00Z'), gateway.log), ['2026-06-01 07:30', '2026-06-01 13:00']);
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal(sink.mails.length, 1);

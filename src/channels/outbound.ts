@@ -32,3 +32,9 @@ export interface OutboundChannel {
    */
   deliverMany?(documents: readonly OutgoingDocument[]): Promise<DeliveryOutcome[]>;
 }
+
+/** The documents through `deliverMany` when the channel has it, else `deliver` each, side by side; each gets its outcome, in order. */
+export function deliverAll(channel: OutboundChannel, documents: readonly OutgoingDocument[]): Promise<DeliveryOutcome[]> {
+  if (channel.deliverMany) return channel.deliverMany(documents);
+  return Promise.all(documents.map((document) => channel.deliver(document).then(({ target }) => ({ target }), (error: unknown) => ({ error }))));
+}

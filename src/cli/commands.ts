@@ -2,6 +2,7 @@ import { copyFile, readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { openDatabase, openGateway, type Gateway, type Role } from '../app.ts';
+import type { Sql } from '../ledger/database.ts';
 import { loadConfig } from '../config/load-config.ts';
 import type { GatewayConfig } from '../config/config.schema.ts';
 import { GatewayError } from '../core/gateway-error.ts';
@@ -24,7 +25,7 @@ import { newSubmissionWorkFile, settleSubmissionWorkFile } from '../channels/sub
 import { expectedCustodians, listCustodianReports } from '../pipeline/report-deadlines.job.ts';
 import { EXIT, table } from './output.ts';
 import { stopOnSignals } from './stop-on-signal.ts';
-import { runDebitRun, runDepsFrom, type RunDeps, type RunSummary } from '../pipeline/debit-run.ts';
+import { makeRun, runDebitRun, runDepsFrom, type RunDeps, type RunOutcome, type RunSummary } from '../pipeline/debit-run.ts';
 import { runPayoutRun } from '../pipeline/payout-run.ts';
 import { listPayoutNotices } from '../pipeline/payout-notices.job.ts';
 import { listSetAsideMail, setAsideLimit } from '../ledger/mail-set-aside.repository.ts';
@@ -255,14 +256,14 @@ export async function runDebitRunCommand(options: GlobalOptions, run: { year: st
   const quarter = Number(run.quarter);
   if (!/^\d{4}$/.test(run.year) || ![1, 2, 3, 4].includes(quarter)) throw new GatewayError('REQUEST_INVALID', '--year must be a year YYYY and --quarter 1, 2, 3 or 4.');
   const result = await withStore(options, (gateway) =>
-    gateway.deps.db.transaction((tx) => runDebitRun(tx, runDepsOf(gateway), { year, quarter: quarter as 1 | 2 | 3 | 4 }, gateway.deps.clock(), { dryRun: run.dryRun === true })));
+    makeRunOf(gateway, run, (tx, deps) => runDebitRun(tx, deps, { year, quarter: quarter as 1 | 2 | 3 | 4 }, gateway.deps.clock(), { dryRun: run.dryRun === true })));
   printRun(result, run);
 }
 
 export async function runPayoutRunCommand(options: GlobalOptions, run: { month: string; dryRun?: boolean; json?: boolean }): Promise<void> {
   if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(run.month)) throw new GatewayError('REQUEST_INVALID', `--month must be a month YYYY-MM, not "${run.month}".`);
   const result = await withStore(options, (gateway) =>
-    gateway.deps.db.transaction((tx) => runPayoutRun(tx, runDepsOf(gateway), run.month, gateway.deps.clock(), { dryRun: run.dryRun === true })));
+    makeRunOf(gateway, run, (tx, deps) => runPayoutRun(tx, deps, run.month, gateway.deps.clock(), { dryRun: run.dryRun === true })));
   printRun(result, run);
 }
 
@@ -271,12 +272,30 @@ export async function runHashSecret(): Promise<void> {
   process.stdout.write(`${await hashSecret(await readSecret())}\n`);
 }
 
-function runDepsOf(gateway: Gateway): RunDeps {
-  return runDepsFrom(gateway.config, gateway.deps.outboundFor, gateway.log);
+/**
+ * A run in its own transaction; once committed, its documents are delivered by the deliver
+ * stage in this process. A dry run stores nothing and delivers nothing.
+ */
+function makeRunOf(gateway: Gateway, run: { dryRun?: boolean }, work: (tx: Sql, deps: RunDeps) => Promise<RunSummary>): Promise<RunOutcome> {
+  const deps = runDepsFrom(gateway.config, gateway.deps.scheduler, gateway.log);
+  if (run.dryRun) return gateway.deps.db.transaction(async (tx) => ({ ...(await work(tx, deps)), delivered: [] }));
+  return makeRun(gateway.deps.db, deps, (tx) => work(tx, deps));
 }
 
-/** A run's outcome: one line per custodian (JSON with --json); with --dry-run the documents that would be sent. */
-function printRun(result: RunSummary, run: { dryRun?: boolean; json?: boolean }): void {
+/**
+ * A run's outcome: one line per custodian (JSON with --json); with --dry-run the documents
+ * that would be sent. A document not delivered (its outbox not writable …) fails the
+ * command after the outcome is printed: the run is stored, and its recorded file is
+ * delivered by a running gateway's worker or by the command run again.
+ */
+function printRun(result: RunOutcome, run: { dryRun?: boolean; json?: boolean }): void {
+  printOutcome(result, run);
+  if (result.undelivered.length > 0) {
+    throw new GatewayError('DELIVERY_FAILED', `${result.undelivered.join(', ')} not delivered (the reason is logged above). The run is stored: a running gateway's worker delivers the recorded file, or run the command again.`);
+  }
+}
+
+function printOutcome(result: RunOutcome, run: { dryRun?: boolean; json?: boolean }): void {
   if (run.json) {
     printJson(result);
     return;

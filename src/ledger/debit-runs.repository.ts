@@ -6,8 +6,8 @@ import type { IsoDate } from '../core/calendar-date.ts';
 /**
  * Reads and writes of the debit and payout runs (migration 0009): the account facts a
  * debit run needs in three set-based queries, the run rows, their lines and the
- * outgoing documents with their delivery. Every write goes through the caller's
- * transaction, so a run is stored whole or not at all.
+ * outgoing documents (delivered after commit: outgoing-documents.repository.ts). Every
+ * write goes through the caller's transaction, so a run is stored whole or not at all.
  */
 
 /** One insured custody account as the debit run reads it. */
@@ -129,35 +129,15 @@ export async function insertLines(sql: Sql, runKey: string, custodianId: string,
   );
 }
 
-export interface PendingDocument {
-  readonly documentId: string;
-  readonly counterpartyId: string;
-  readonly documentType: string;
-  readonly fileName: string;
-  readonly body: string;
-}
-
-/** The run's documents not yet delivered, locked for the caller's transaction. */
-export async function undeliveredDocuments(sql: Sql, runKey: string): Promise<PendingDocument[]> {
-  const { rows } = await sql.query<PendingDocument>(
-    `SELECT o.document_id AS "documentId", o.counterparty_id AS "counterpartyId", o.document_type AS "documentType", o.file_name AS "fileName", o.body
-       FROM outgoing_documents o JOIN debit_runs r ON r.document_id = o.document_id
-      WHERE r.run_key = $1 AND o.delivered_at IS NULL
-      ORDER BY o.document_id
-        FOR UPDATE OF o`,
+/**
+ * The documents of a run not yet delivered: those this run recorded and those an
+ * earlier run of the key recorded whose delivery has not succeeded yet.
+ */
+export async function undeliveredRunDocuments(sql: Sql, runKey: string): Promise<string[]> {
+  const { rows } = await sql.query<{ document_id: string }>(
+    `SELECT o.document_id FROM outgoing_documents o JOIN debit_runs r ON r.document_id = o.document_id
+      WHERE r.run_key = $1 AND o.delivered_at IS NULL ORDER BY o.document_id`,
     [runKey],
   );
-  return rows;
-}
-
-/** Records a delivery attempt: delivered with its target, or failed with the error. */
-export async function recordDelivery(sql: Sql, documentId: string, outcome: { target: string; at: Date } | { error: string }): Promise<void> {
-  if ('target' in outcome) {
-    await sql.query(
-      `UPDATE outgoing_documents SET delivered_at = $2, delivery_target = $3, attempts = attempts + 1, last_error = NULL WHERE document_id = $1`,
-      [documentId, outcome.at, outcome.target],
-    );
-  } else {
-    await sql.query(`UPDATE outgoing_documents SET attempts = attempts + 1, last_error = $2 WHERE document_id = $1`, [documentId, outcome.error]);
-  }
+  return rows.map((row) => row.document_id);
 }

@@ -14,6 +14,7 @@ import * as advisorApi from './migrations/0012-advisor-api.ts';
 import * as headerMessageIds from './migrations/0013-header-message-ids.ts';
 import * as applications from './migrations/0014-applications.ts';
 import * as mailAuthentication from './migrations/0015-mail-authentication.ts';
+import * as outgoingDeliveries from './migrations/0016-outgoing-deliveries.ts';
 
 export interface Migration {
   readonly version: number;
@@ -22,7 +23,7 @@ export interface Migration {
 }
 
 /** Every migration in order. A new migration is a new file and one line here. */
-export const MIGRATIONS: readonly Migration[] = [messageStore, planLedger, planHistory, custodyLedger, remoteSftp, mailbox, ssek, reportDeadlines, debitRuns, lighterMessageRows, inboxFiles, advisorApi, headerMessageIds, applications, mailAuthentication];
+export const MIGRATIONS: readonly Migration[] = [messageStore, planLedger, planHistory, custodyLedger, remoteSftp, mailbox, ssek, reportDeadlines, debitRuns, lighterMessageRows, inboxFiles, advisorApi, headerMessageIds, applications, mailAuthentication, outgoingDeliveries];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */
 const MIGRATION_LOCK = 4_711_001;

@@ -33,6 +33,12 @@ export interface CalendarRun {
   /** The time of the run (the gateway's clock). */
   readonly firedAt: Date;
   readonly log: Logger;
+  /**
+   * Registers work for after the transaction has committed (handing a recorded document
+   * to the deliver stage): never run when the transaction rolls back, and a failure of
+   * it is logged, not the run's — the work must be something a later sweep also does.
+   */
+  afterCommit(work: () => Promise<void>): void;
 }
 
 /** One kind of calendar work. */
@@ -82,14 +88,18 @@ export async function runDuePeriods(db: Database, job: CalendarJob, now: Date, l
   const recorded = new Set(rows.map((row) => row.period));
   const ran: string[] = [];
   for (const period of due.filter((p) => !recorded.has(p))) {
+    const committed: (() => Promise<void>)[] = [];
     const done = await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [CALENDAR_LOCK, job.name]);
       const again = await tx.query('SELECT 1 FROM calendar_runs WHERE job = $1 AND period = $2', [job.name, period]);
       if (again.rows.length > 0) return false;
-      await job.run({ sql: tx, period, firedAt: now, log });
+      await job.run({ sql: tx, period, firedAt: now, log, afterCommit: (work) => committed.push(work) });
       await tx.query('INSERT INTO calendar_runs (job, period, completed_at) VALUES ($1, $2, $3)', [job.name, period, now]);
       return true;
     });
+    for (const work of committed) {
+      await work().catch((error: unknown) => log.warn({ job: job.name, period, err: (error as Error).message }, 'calendar job: work after commit failed; a later sweep does it'));
+    }
     if (done) {
       ran.push(period);
       log.debug({ job: job.name, period }, 'calendar job ran');

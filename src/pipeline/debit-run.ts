@@ -5,35 +5,36 @@ import { quarterSpan } from '../core/charges/quarter-span.ts';
 import { withConfiguredRates, type YieldTaxRateTable } from '../core/charges/yield-tax-rates.ts';
 import type { GatewayConfig } from '../config/config.schema.ts';
 import { birthDateOf, coveragesOf, debitRun, debitRunKey, parseDebitRunKey, type AccountDebit, type HeldAccount } from '../core/debit-run.ts';
-import { GatewayError } from '../core/gateway-error.ts';
-import type { OutboundChannel } from '../channels/outbound.ts';
-import type { Sql } from '../ledger/database.ts';
+import type { Database, Sql } from '../ledger/database.ts';
 import {
-  custodiansDone, depositsOf, insertLines, insertRun, insuredAccounts, lockRun, recordDelivery, undeliveredDocuments, valuationsOf,
-  type StoredLine,
+  custodiansDone, depositsOf, insertLines, insertRun, insuredAccounts, lockRun, undeliveredRunDocuments, valuationsOf, type StoredLine,
 } from '../ledger/debit-runs.repository.ts';
+import { deliveryTargetsOf } from '../ledger/outgoing-documents.repository.ts';
 import { DEBIT_ACCOUNTS, debitAccountsXml, type DebitAccountsAccount, type DebitAccountsRun } from '../messages/debit-accounts.document.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
+import { outgoingDeliveryKey } from './deliver-outgoing.ts';
+import type { StageScheduler } from './pipeline-deps.ts';
 
 /**
  * The quarterly debit run: reads each insured custody account's facts, asks the pure
- * debit run (src/core/debit-run.ts) what to debit, stores the lines and one
- * DebitAccounts document per custodian, and delivers each document to the
- * custodian's outbound channel.
+ * debit run (src/core/debit-run.ts) what to debit, and stores the lines and one
+ * DebitAccounts document per custodian — its bytes, counterparty and file name — in
+ * the caller's transaction. Once that has committed, the run's undelivered documents
+ * are handed to the deliver stage (deliver-outgoing.ts), which sends them as it sends
+ * responses: retried with backoff, every attempt recorded, replayable.
  *
  * Invariants:
  * - one run key (`2026-Q3`, the quarter covered) and custodian give at most one
  *   document: everything happens in the caller's transaction under the run key's
  *   advisory lock, and a custodian that already has its row is skipped, so a repeat
  *   (CLI re-run, a scheduler fire, a retry) produces nothing new;
- * - the document's id and file name are deterministic (`DA-<run>-<custodian>`,
- *   `debit-run-<run>.DebitAccounts.xml`), so a delivery repeated after a crash before
- *   commit replaces the same file;
+ * - nothing leaves the gateway inside the transaction: a run that rolls back has sent
+ *   nothing, and a committed one has recorded exactly the bytes and the file name
+ *   (`debit-run-<run>.DebitAccounts.xml`, id `DA-<run>-<custodian>`) that are
+ *   delivered — after a crash between commit and delivery, the deliver queue, the
+ *   reconciler or the run made again deliver that same file, never a new one;
  * - a custodian whose accounts are all held back gets no row and no file: the run
- *   made again (CLI) once its values are in produces the file;
- * - a failed delivery is tried again a few times with backoff and then fails the
- *   transaction: nothing is stored, and the calendar job's retry (or the next fire,
- *   or the next start) runs the period again — still one document.
+ *   made again (CLI) once its values are in produces the file.
  */
 
 /** What a run needs besides the transaction. */
@@ -42,11 +43,9 @@ export interface RunDeps {
   readonly custodians: ReadonlyMap<string, { readonly organisationNumber: string }>;
   /** The insurer's organisation number. */
   readonly insurerOrganisationNumber: string;
-  readonly outboundFor: (counterpartyId: string, requestChannel: string | undefined) => OutboundChannel;
+  /** Where the run's documents are handed for delivery once the run has committed: the deliver stage. */
+  readonly scheduler: StageScheduler;
   readonly log: Logger;
-  /** Delivery attempts within one run and the first pause between them (doubling). Default 3 and 200 ms. */
-  readonly deliveryAttempts?: number;
-  readonly deliveryBackoffMs?: number;
   /** Default: the built-in table (YIELD_TAX_RATES); with the configuration's rates, withConfiguredRates. */
   readonly yieldTaxRates?: YieldTaxRateTable;
 }
@@ -65,18 +64,24 @@ export interface RunSummary {
   readonly runDate: string;
   /** Custodians this call produced a document (or a held-only row) for; empty on a repeat. */
   readonly created: readonly CustodianRunSummary[];
-  /** Documents this call delivered (new ones, and ones a failed run left undelivered). */
-  readonly delivered: readonly { readonly documentId: string; readonly target: string }[];
+  /** The run key's recorded documents not delivered yet: new ones, and ones an earlier run left undelivered. */
+  readonly undelivered: readonly string[];
   /** With dryRun: the documents that would be made, not stored. */
   readonly documents?: readonly { readonly custodianId: string; readonly body: string }[];
 }
 
+/** A run made and handed to the deliver stage (makeRun). */
+export interface RunOutcome extends RunSummary {
+  /** Documents delivered by the time makeRun returned, with where they went. */
+  readonly delivered: readonly { readonly documentId: string; readonly target: string }[];
+}
+
 /** The runs' dependencies from the configuration: the custodians, the insurer's number, the yield tax rates. */
 export function runDepsFrom(
-  config: Pick<GatewayConfig, 'counterparties' | 'ssek' | 'charges'>, outboundFor: RunDeps['outboundFor'], log: Logger,
+  config: Pick<GatewayConfig, 'counterparties' | 'ssek' | 'charges'>, scheduler: StageScheduler, log: Logger,
 ): RunDeps {
   return {
-    custodians: custodianDirectory(config.counterparties), insurerOrganisationNumber: config.ssek.organisationNumber, outboundFor, log,
+    custodians: custodianDirectory(config.counterparties), insurerOrganisationNumber: config.ssek.organisationNumber, scheduler, log,
     yieldTaxRates: withConfiguredRates(config.charges.yieldTaxRates),
   };
 }
@@ -135,9 +140,8 @@ export async function runDebitRun(sql: Sql, deps: RunDeps, covered: { year: numb
     created.push({ ...summary, total: sumTotals(result.debits) });
     if (summary.body) documents.push({ custodianId, body: summary.body });
   }
-  if (options.dryRun) return { runKey, runDate, created, delivered: [], documents };
-  const delivered = await deliverRunDocuments(sql, deps, runKey, now);
-  return { runKey, runDate, created, delivered };
+  if (options.dryRun) return { runKey, runDate, created, undelivered: [], documents };
+  return { runKey, runDate, created, undelivered: await undeliveredRunDocuments(sql, runKey) };
 }
 
 function accountOf(debit: AccountDebit, runDate: string): DebitAccountsAccount {
@@ -191,36 +195,41 @@ export async function storeCustodianRun(
 }
 
 /**
- * Delivers every undelivered document of a run, each with a few attempts and backoff,
- * recording the outcome. A document that still fails ends the run with DELIVERY_FAILED.
+ * Hands recorded documents to the deliver stage, one job each (its key is its job id,
+ * so the reconciler putting it back too makes no second job). Call it after the run's
+ * transaction has committed. A hand-over that fails (Redis away; in-process, the
+ * delivery itself) is logged: the document stays recorded and undelivered, and the
+ * reconciler or the run made again hands it over later. Gives the documents whose
+ * hand-over failed.
  */
-export async function deliverRunDocuments(sql: Sql, deps: RunDeps, runKey: string, now: Date): Promise<{ documentId: string; target: string }[]> {
-  const attempts = deps.deliveryAttempts ?? 3;
-  const delivered: { documentId: string; target: string }[] = [];
-  for (const document of await undeliveredDocuments(sql, runKey)) {
-    let lastError: unknown;
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      try {
-        const channel = deps.outboundFor(document.counterpartyId, undefined);
-        const { target } = await channel.deliver({ ...document, messageId: document.documentId, requestMetadata: {} });
-        await recordDelivery(sql, document.documentId, { target, at: now });
-        delivered.push({ documentId: document.documentId, target });
-        deps.log.info({ runKey, documentId: document.documentId, target }, 'DebitAccounts delivered');
-        lastError = undefined;
-        break;
-      } catch (error) {
-        lastError = error;
-        deps.log.warn({ runKey, documentId: document.documentId, attempt, err: (error as Error).message }, 'DebitAccounts delivery failed');
-        if (attempt < attempts) await new Promise((resolve) => setTimeout(resolve, (deps.deliveryBackoffMs ?? 200) * 2 ** (attempt - 1)));
-      }
-    }
-    if (lastError !== undefined) {
-      throw new GatewayError('DELIVERY_FAILED', `${document.fileName} to ${document.counterpartyId} after ${attempts} attempts; the run is retried.`, {
-        cause: lastError, details: { runKey, documentId: document.documentId },
-      });
+export async function handOverRunDocuments(deps: Pick<RunDeps, 'scheduler' | 'log'>, documentIds: readonly string[]): Promise<string[]> {
+  const failed: string[] = [];
+  for (const documentId of documentIds) {
+    try {
+      await deps.scheduler.enqueue('deliver', [outgoingDeliveryKey(documentId)], { separately: true });
+    } catch (error) {
+      failed.push(documentId);
+      deps.log.warn({ documentId, err: (error as Error).message }, 'run document not delivered yet; it stays recorded and is delivered later');
     }
   }
-  return delivered;
+  return failed;
+}
+
+/**
+ * Makes a run (runDebitRun, runPayoutRun) in a transaction of its own and, once it has
+ * committed, hands its undelivered documents to the deliver stage: what an operator's
+ * command does. With the in-process scheduler the documents are delivered before this
+ * returns; `delivered` says which, with where they went.
+ */
+export async function makeRun(db: Database, deps: Pick<RunDeps, 'scheduler' | 'log'>, run: (tx: Sql) => Promise<RunSummary>): Promise<RunOutcome> {
+  const summary = await db.transaction(run);
+  await handOverRunDocuments(deps, summary.undelivered);
+  const targets = await deliveryTargetsOf(db, summary.undelivered);
+  return {
+    ...summary,
+    undelivered: summary.undelivered.filter((id) => !targets.has(id)),
+    delivered: [...targets].map(([documentId, target]) => ({ documentId, target })),
+  };
 }
 
 // ---- Calendar job ------------------------------------------------------------------
@@ -242,10 +251,11 @@ export function debitRunJob(deps: RunDeps & { readonly catchUpRuns?: number }): 
       const due = [...debitRunsOf(year - 1), ...debitRunsOf(year)].filter((run) => run.runDate <= today);
       return due.slice(-(deps.catchUpRuns ?? DEFAULT_DEBIT_CATCH_UP_RUNS)).map((run) => debitRunKey(run.coveredYear, run.coveredQuarter));
     },
-    async run({ sql, period, firedAt }) {
+    async run({ sql, period, firedAt, afterCommit }) {
       const covered = parseDebitRunKey(period);
       if (!covered) throw new RangeError(`not a debit run key: ${period}`);
-      await runDebitRun(sql, deps, covered, firedAt);
+      const { undelivered } = await runDebitRun(sql, deps, covered, firedAt);
+      afterCommit(async () => void (await handOverRunDocuments(deps, undelivered)));
     },
   };
 }

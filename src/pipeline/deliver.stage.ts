@@ -1,6 +1,7 @@
 import { GatewayError } from '../core/gateway-error.ts';
 import { getPendingDeliveries, recordDeliveries, recordDelivery, type PendingDelivery } from '../ledger/responses.repository.ts';
-import type { DeliveryOutcome, OutboundChannel, OutgoingDocument } from '../channels/outbound.ts';
+import { deliverAll, type OutboundChannel, type OutgoingDocument } from '../channels/outbound.ts';
+import { deliverOutgoingDocuments, outgoingDocumentIdOf } from './deliver-outgoing.ts';
 import type { HandedResponse } from './hand-off.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
@@ -14,8 +15,23 @@ import type { PipelineDeps } from './pipeline-deps.ts';
  * A job delivers a batch: the responses are read in one query, sent side by side, and
  * the successful deliveries recorded in one statement. Gives the messages whose
  * delivery failed, by id (each failed attempt is recorded too).
+ *
+ * A job may also carry the delivery keys of documents the gateway started itself (a
+ * debit run's file), recorded by their run and delivered the same way
+ * (deliver-outgoing.ts); their failures are given by key.
  */
-export async function deliverResponses(deps: PipelineDeps, messageIds: readonly string[]): Promise<Map<string, unknown>> {
+export async function deliverResponses(deps: PipelineDeps, ids: readonly string[]): Promise<Map<string, unknown>> {
+  const outgoing = ids.filter((id) => outgoingDocumentIdOf(id) !== undefined);
+  if (outgoing.length === 0) return deliverMessageResponses(deps, ids);
+  const messageIds = ids.filter((id) => outgoingDocumentIdOf(id) === undefined);
+  const [documentFailures, responseFailures] = await Promise.all([
+    deliverOutgoingDocuments(deps, outgoing),
+    messageIds.length > 0 ? deliverMessageResponses(deps, messageIds) : new Map<string, unknown>(),
+  ]);
+  return new Map([...documentFailures, ...responseFailures]);
+}
+
+async function deliverMessageResponses(deps: PipelineDeps, messageIds: readonly string[]): Promise<Map<string, unknown>> {
   // Responses apply handed over in this process are not read back: when every one of the
   // batch was, with where it goes, the store is not asked at all (a response just handed
   // over is not delivered yet; a second delivery elsewhere would only write it again).
@@ -57,12 +73,6 @@ export async function deliverResponses(deps: PipelineDeps, messageIds: readonly 
   await recordDeliveries(deps.db, delivered);
   for (const id of messageIds) if (!failures.has(id)) deps.handOff?.responses.delete(id);
   return failures;
-}
-
-/** The documents through `deliverMany` when the channel has it, else `deliver` each, side by side. */
-function deliverAll(channel: OutboundChannel, documents: readonly OutgoingDocument[]): Promise<DeliveryOutcome[]> {
-  if (channel.deliverMany) return channel.deliverMany(documents);
-  return Promise.all(documents.map((document) => channel.deliver(document).then(({ target }) => ({ target }), (error: unknown) => ({ error }))));
 }
 
 /** Deliveries built from the responses handed over in this process. */

@@ -2,10 +2,10 @@ import { stockholmDate } from '../core/calendar-date.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import { addMonths, nextInstallment, requireYearMonth, type Installment, type PayoutTerms, type YearMonth } from '../core/payout-plan.ts';
 import type { Sql } from '../ledger/database.ts';
-import { custodiansDone, lockRun, type StoredLine } from '../ledger/debit-runs.repository.ts';
+import { custodiansDone, lockRun, undeliveredRunDocuments, type StoredLine } from '../ledger/debit-runs.repository.ts';
 import { DEBIT_ACCOUNTS, type DebitAccountsAccount } from '../messages/debit-accounts.document.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
-import { deliverRunDocuments, storeCustodianRun, type CustodianRunSummary, type RunDeps, type RunSummary } from './debit-run.ts';
+import { handOverRunDocuments, storeCustodianRun, type CustodianRunSummary, type RunDeps, type RunSummary } from './debit-run.ts';
 
 /**
  * The monthly payout run: every insurance in payout gets its month's sell order (to
@@ -20,8 +20,9 @@ import { deliverRunDocuments, storeCustodianRun, type CustodianRunSummary, type 
  * - the insured is told once that payout can begin: a `payout_notices` row is written
  *   with the first installment. The ledger holds no address for insured persons, so
  *   payout-notices.job.ts mails the notice to the insurer's customer service, for the letter;
- * - delivery as in debit-run.ts: deterministic id and file name, retried, never a
- *   second document.
+ * - delivery as in debit-run.ts: the document's bytes and file name are recorded with
+ *   the month's orders, and the deliver stage sends that file once the run has
+ *   committed — retried, never a second document.
  */
 
 /** Puts an insurance in payout from a month, over a number of months or at a monthly amount. */
@@ -111,8 +112,8 @@ export async function runPayoutRun(sql: Sql, deps: RunDeps, month: YearMonth, no
     created.push({ ...summary, total: `${total.slice(0, -2)}.${total.slice(-2)}` });
     if (summary.body) documents.push({ custodianId, body: summary.body });
   }
-  if (options.dryRun) return { runKey, runDate, created, delivered: [], documents };
-  return { runKey, runDate, created, delivered: await deliverRunDocuments(sql, deps, runKey, now) };
+  if (options.dryRun) return { runKey, runDate, created, undelivered: [], documents };
+  return { runKey, runDate, created, undelivered: await undeliveredRunDocuments(sql, runKey) };
 }
 
 /** Stores the month's orders, moves each payout on (paying / completed) and records the first-payout notices. */
@@ -163,8 +164,9 @@ export function payoutRunJob(deps: RunDeps & { readonly catchUpMonths?: number }
       const count = deps.catchUpMonths ?? DEFAULT_PAYOUT_CATCH_UP_MONTHS;
       return Array.from({ length: count }, (_, i) => addMonths(current, i - count + 1));
     },
-    async run({ sql, period, firedAt }) {
-      await runPayoutRun(sql, deps, period, firedAt);
+    async run({ sql, period, firedAt, afterCommit }) {
+      const { undelivered } = await runPayoutRun(sql, deps, period, firedAt);
+      afterCommit(async () => void (await handOverRunDocuments(deps, undelivered)));
     },
   };
 }
