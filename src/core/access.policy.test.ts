@@ -41,6 +41,11 @@ test('a custodian sees a customer only where it holds a custody account, and the
   assert.equal(decideAccess(custodian, customer([power()], []), today).allowed, false, "a firm's power of attorney gives a custodian nothing");
 });
 
+test('applications are made by advisor firms only', () => {
+  assert.deepEqual(decideAccess(firm, { kind: 'new-application' }, today), { allowed: true, scope: 'all' });
+  assert.equal(decideAccess(custodian, { kind: 'new-application' }, today).allowed, false);
+});
+
 test('an application only to the firm that made it', () => {
   const application = { kind: 'application' as const, firmOrganisationNumber: '5569999999' };
   assert.equal(decideAccess(firm, application, today).allowed, true);

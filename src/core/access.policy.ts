@@ -9,7 +9,8 @@ import type { IsoDate } from './calendar-date.ts';
  *
  * - The product catalogue (products, their documents and funds) is for every client.
  * - An advisor's record is for the firm the advisor acts for, and so is an application
- *   for the firm that made it.
+ *   (an individual insurance or an employer's pension plan) for the firm that made it.
+ *   Only advisor firms make applications.
  * - A customer's data is for (1) a firm holding a power of attorney on the customer
  *   valid today — then all of the customer's insurances — or (2) a custodian where the
  *   customer has a custody account — then only the insurances held there.
@@ -36,6 +37,8 @@ export type ApiResource =
   | { readonly kind: 'advisor'; readonly organisationNumber: string }
   /** An application: the firm that made it. */
   | { readonly kind: 'application'; readonly firmOrganisationNumber: string }
+  /** Making a new application (insurance or pension plan). */
+  | { readonly kind: 'new-application' }
   | {
       readonly kind: 'customer';
       /** The powers of attorney registered on the customer, revoked and expired ones included. */
@@ -61,6 +64,8 @@ export function decideAccess(caller: ApiCaller, resource: ApiResource, today: Is
       return caller.kind === 'advisor-firm' && caller.organisationNumber === resource.organisationNumber ? ALL : REFUSED;
     case 'application':
       return caller.kind === 'advisor-firm' && caller.organisationNumber === resource.firmOrganisationNumber ? ALL : REFUSED;
+    case 'new-application':
+      return caller.kind === 'advisor-firm' ? ALL : REFUSED;
     case 'customer':
       if (caller.kind === 'advisor-firm') {
         return resource.powers.some((power) => power.holderOrganisationNumber === caller.organisationNumber && isValidOn(power, today)) ? ALL : REFUSED;

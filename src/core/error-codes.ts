@@ -42,6 +42,7 @@ export const ERROR_CODES = {
   AGREEMENT_UNKNOWN: { scope: 'document', httpStatus: 422, retryable: false, message: 'The agreement number is not known.' },
   SENDER_NOT_AUTHORISED: { scope: 'document', httpStatus: 403, retryable: false, message: 'The sender is neither the employer nor an administrator of the agreement.' },
   EMPLOYER_MISMATCH: { scope: 'document', httpStatus: 422, retryable: false, message: 'The employer organisation number does not match the agreement.' },
+  ORGANISATION_NUMBER_INVALID: { scope: 'document', httpStatus: 422, retryable: false, message: 'The organisation number fails its check digit or form.' },
 
   // Business rules: one item.
   PERSONAL_IDENTITY_NUMBER_INVALID: { scope: 'item', httpStatus: 422, retryable: false, message: 'The personal identity number fails its check digit or date.' },
@@ -74,6 +75,9 @@ export const ERROR_CODES = {
   ADVISOR_UNKNOWN: { scope: 'item', httpStatus: 422, retryable: false, message: "The advisor code is not an active advisor of the applying firm." },
   CUSTODIAN_UNKNOWN: { scope: 'item', httpStatus: 422, retryable: false, message: 'The custodian is not one the insurer keeps custody accounts with.' },
   BENEFICIARY_MISSING: { scope: 'item', httpStatus: 422, retryable: false, message: 'A named beneficiary choice names no beneficiary.' },
+  COST_CENTER_ALREADY_DEFINED: { scope: 'item', httpStatus: 422, retryable: false, message: 'The application defines a cost center code more than once.' },
+  EMPLOYEE_LISTED_TWICE: { scope: 'item', httpStatus: 422, retryable: false, message: 'The application lists the same employee more than once.' },
+  INCOME_BASE_AMOUNT_UNKNOWN: { scope: 'item', httpStatus: 422, retryable: false, message: "The gateway does not yet know this year's income base amount, which a premium rule with a cap needs." },
 
   // Custodian reports: whole document, then one account.
   CUSTODIAN_MISMATCH: { scope: 'document', httpStatus: 403, retryable: false, message: "The report's custodian organisation number is not the sender's." },

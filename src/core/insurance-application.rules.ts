@@ -20,10 +20,16 @@ export interface InsuranceApplicationInput {
   readonly taxCategory?: string;
   /** SEK, as decimal strings ("10000.00"); at least one of the two. */
   readonly premium: { readonly single?: string; readonly monthly?: string };
-  readonly funds: readonly { readonly isin: string; readonly percent: number }[];
+  readonly funds: readonly FundChoice[];
   readonly custodianId: string;
   readonly beneficiary: { readonly choice: 'standard' | 'named'; readonly names?: readonly string[] };
   readonly coverages: { readonly repaymentProtection: boolean; readonly premiumWaiver: boolean };
+}
+
+/** A fund for future premiums and its share of them, in percent. */
+export interface FundChoice {
+  readonly isin: string;
+  readonly percent: number;
 }
 
 export interface ApplicationProduct {
@@ -83,18 +89,30 @@ export function checkInsuranceApplication(input: InsuranceApplicationInput, fact
     problem('$.premium.monthly', 'PREMIUM_OUT_OF_BOUNDS', `Between ${product.minMonthlyPremium} and ${product.maxMonthlyPremium} SEK a month in ${product.id}.`);
   }
 
-  const seen = new Set<string>();
-  let total = new Decimal(0);
-  for (const [index, fund] of input.funds.entries()) {
-    if (seen.has(fund.isin)) problem(`$.funds[${index}].isin`, 'ALLOCATION_DUPLICATE_FUND', `${fund.isin} is named more than once.`);
-    seen.add(fund.isin);
-    if (product && !facts.selectableIsins.has(fund.isin)) problem(`$.funds[${index}].isin`, 'FUND_NOT_SELECTABLE', `${fund.isin} cannot be chosen in ${product.id} (GET /Product/${product.id}/Funds).`);
-    total = total.plus(fund.percent);
-  }
-  if (!total.eq(100)) problem('$.funds', 'ALLOCATION_NOT_100', `The percentages sum to ${total.toString()}, not 100.`);
+  problems.push(...checkFundChoice(input.funds, product?.id, facts.selectableIsins));
 
   if (!facts.custodianIds.includes(input.custodianId)) problem('$.custodianId', 'CUSTODIAN_UNKNOWN', `${input.custodianId} is not a custodian of the insurer (${facts.custodianIds.join(', ')}).`);
   if (input.beneficiary.choice === 'named' && (input.beneficiary.names ?? []).length === 0) problem('$.beneficiary.names', 'BENEFICIARY_MISSING', 'A named beneficiary choice names at least one beneficiary.');
+  return problems;
+}
+
+/**
+ * The funds chosen for future premiums (`$.funds`): each once, each selectable in the
+ * product (not checked when the product is unknown), percentages summing to 100.
+ */
+export function checkFundChoice(funds: readonly FundChoice[], productId: string | undefined, selectableIsins: ReadonlySet<string>): ApplicationProblem[] {
+  const problems: ApplicationProblem[] = [];
+  const seen = new Set<string>();
+  let total = new Decimal(0);
+  for (const [index, fund] of funds.entries()) {
+    if (seen.has(fund.isin)) problems.push({ path: `$.funds[${index}].isin`, code: 'ALLOCATION_DUPLICATE_FUND', message: `${fund.isin} is named more than once.` });
+    seen.add(fund.isin);
+    if (productId !== undefined && !selectableIsins.has(fund.isin)) {
+      problems.push({ path: `$.funds[${index}].isin`, code: 'FUND_NOT_SELECTABLE', message: `${fund.isin} cannot be chosen in ${productId} (GET /Product/${productId}/Funds).` });
+    }
+    total = total.plus(fund.percent);
+  }
+  if (!total.eq(100)) problems.push({ path: '$.funds', code: 'ALLOCATION_NOT_100', message: `The percentages sum to ${total.toString()}, not 100.` });
   return problems;
 }
 
