@@ -192,7 +192,8 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       closers.push(() => watcher.stop());
       if (remoteSftp) {
         await remoteSftp.startPolling({
-          intake, ledger: remoteFilesOf(db), workDir: join(dataDir, 'sftp-work'), maxDocumentBytes: config.limits.maxDocumentBytes, clock: deps.clock,
+          intake, ledger: remoteFilesOf(db), workDir: join(dataDir, 'sftp-work'), maxDocumentBytes: config.limits.maxDocumentBytes,
+          maxReportBytes: config.limits.maxReportBytes, clock: deps.clock,
         });
         closers.push(() => remoteSftp.stopPolling());
       }

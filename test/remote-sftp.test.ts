@@ -5,7 +5,9 @@ import { appendFile, mkdir, readdir, readFile, rename, stat, utimes, writeFile }
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { RemoteSftpPoller } from '../src/channels/remote-sftp/remote-sftp.poller.ts';
 import { SftpSession, type SftpSessionLog } from '../src/channels/remote-sftp/sftp-session.ts';
+import { remoteFilesOf } from '../src/ledger/remote-files.repository.ts';
 import { isGatewayError } from '../src/core/gateway-error.ts';
 import { changeFee, PERSONS } from './support/documents.ts';
 import { createDemoLedgerTemplate, createTestDatabase, startTestGateway, testSettings, waitFor, type TestDatabase, type TestGateway } from './support/harness.ts';
@@ -51,22 +53,37 @@ async function remoteFolders(name: string, { createArchive = true } = {}): Promi
   return remote;
 }
 
-/** demo-employer with its own SFTP server; the other counterparties as the harness has them. */
-function sftpSettings(remote: Remote, overrides: { hostKeySha256?: string; stableMs?: number; workers?: Record<string, unknown> } = {}): Record<string, unknown> {
+interface SftpOverrides {
+  hostKeySha256?: string;
+  stableMs?: number;
+  workers?: Record<string, unknown>;
+  /** Without it, fetched files are deleted. Default true. */
+  archive?: boolean;
+  limits?: Record<string, unknown>;
+  /** demo-custodian's own server too. */
+  custodian?: Remote;
+}
+
+/** demo-employer (and demo-custodian) with its own SFTP server; the other counterparties as the harness has them. */
+function sftpSettings(remote: Remote, overrides: SftpOverrides = {}): Record<string, unknown> {
   const base = testSettings('unused');
-  const counterparties = (base.counterparties as Record<string, unknown>[]).map((c) =>
-    c.id !== 'demo-employer' ? c : {
+  const servers: Record<string, Remote | undefined> = { 'demo-employer': remote, 'demo-custodian': overrides.custodian };
+  const counterparties = (base.counterparties as Record<string, unknown>[]).map((c) => {
+    const served = servers[c.id as string];
+    return served === undefined ? c : {
       ...c,
       sftp: {
         host: sshd.host, port: sshd.port, username: sshd.username, privateKeyPath: sshd.clientKeyPath,
         hostKeySha256: overrides.hostKeySha256 ?? sshd.hostKeySha256,
-        outboxPath: remote.outbox, inboxPath: remote.inbox, archivePath: remote.archive,
+        outboxPath: served.outbox, inboxPath: served.inbox, ...(overrides.archive === false ? {} : { archivePath: served.archive }),
         pollIntervalMs: 100, stableMs: overrides.stableMs ?? 300, timeoutMs: 5000,
       },
-    });
+    };
+  });
   return {
     counterparties,
     workers: { backoffMs: 200, attempts: 12, reconcileEveryMs: 500, reconcileAfterMs: 2000, ...overrides.workers },
+    ...(overrides.limits ? { limits: overrides.limits } : {}),
   };
 }
 
@@ -265,6 +282,130 @@ test('a server whose host key is not the pinned one is refused and nothing is ta
   assert.deepEqual(await query(gateway, `SELECT id FROM messages WHERE channel = 'sftp'`), []);
   expect(await readdir(remote.outbox)).toEqual(['refused.xml']);
   assert.equal((await stat(join(remote.outbox, 'refused.xml'))).isFile(), true);
+  await stopGateway(gateway);
+});
+
+test('a listed name that is not a plain file name is never used: the file stays on the server, logged once while it does', async () => {
+  const remote = await remoteFolders('names');
+  // The gateway records what the poller hands over; this poller, with a log to read, is the only one polling.
+  const database = await createTestDatabase(template.name);
+  databases.push(database);
+  const gateway = await startTestGateway({ database, roles: [] });
+  gateways.push(gateway);
+  const warnings: { name?: string; problem?: string }[] = [];
+  const log: SftpSessionLog = { debug() {}, info() {}, warn: (obj) => warnings.push(obj as { name?: string }), error() {} };
+  const session = new SftpSession({
+    counterpartyId: 'demo-employer', log,
+    endpoint: { host: sshd.host, port: sshd.port, username: sshd.username, privateKeyPath: sshd.clientKeyPath, hostKeySha256: sshd.hostKeySha256, timeoutMs: 5000 },
+  });
+  const workDir = join(gateway.dataDir, 'sftp-work', 'demo-employer');
+  const poller = new RemoteSftpPoller({
+    session, intake: gateway.intake, ledger: remoteFilesOf(gateway.deps.db), workDir, log,
+    folders: { outboxPath: remote.outbox, archivePath: remote.archive, pollIntervalMs: 60_000, stableMs: 0 },
+    maxDocumentBytes: 16 * 1024 * 1024, maxFetchBytes: 16 * 1024 * 1024, clock: () => new Date(),
+  });
+  await mkdir(join(workDir, 'incoming'), { recursive: true }); // not started: the test polls by hand
+
+  // Names a Linux server allows and the gateway refuses: a line break (a forged log line),
+  // a backslash (a path on Windows), a control character, an overlong name.
+  const refused = ['fees\n2026-11-22 INFO forged.xml', '..\\..\\fees.xml', 'ctrl\x01.xml', `${'n'.repeat(201)}.xml`];
+  for (const [index, name] of refused.entries()) await writeFile(join(remote.outbox, name), feeDocument(`REFUSED-${index}`, String(350 + index)));
+  // A name starting with a dot is an upload under way: not taken, and not a problem to log.
+  await writeFile(join(remote.outbox, '..hidden.xml'), feeDocument('HIDDEN', '360'));
+  await writeFile(join(remote.outbox, 'plain.xml'), feeDocument('PLAIN', '361'));
+  for (let poll = 0; poll < 3; poll += 1) await poller.pollOnce();
+
+  const messages = await query<{ external_id: string }>(gateway, `SELECT external_id FROM messages WHERE channel = 'sftp'`);
+  expect(messages).toEqual([{ external_id: 'plain.xml' }]);
+  expect(warnings.map((w) => [w.name, w.problem]).sort()).toEqual([
+    [JSON.stringify(refused[0]), 'it holds a control character'],
+    [JSON.stringify(refused[1]), 'it holds a path separator'],
+    [JSON.stringify(refused[2]), 'it holds a control character'],
+    [JSON.stringify(refused[3]), 'it is longer than 200 bytes'],
+  ].sort());
+  expect((await readdir(remote.outbox)).sort()).toEqual([...refused, '..hidden.xml'].sort());
+  expect(await readdir(remote.archive)).toEqual([expect.stringMatching(/^[0-9A-Z]{26}-plain\.xml$/)]);
+  expect(await readdir(join(workDir, 'incoming'))).toEqual([]);
+  expect(await readdir(workDir)).toEqual(['incoming']);
+
+  // Gone and back: logged again, once.
+  await rename(join(remote.outbox, refused[2]!), join(remote.outbox, '.aside'));
+  await poller.pollOnce();
+  await rename(join(remote.outbox, '.aside'), join(remote.outbox, refused[2]!));
+  await poller.pollOnce();
+  await poller.pollOnce();
+  expect(warnings.length).toBe(refused.length + 1);
+  expect(warnings.at(-1)?.name).toBe(JSON.stringify(refused[2]));
+  await session.close();
+});
+
+test('a file listed over the size limit is answered DOCUMENT_TOO_LARGE without being fetched, and archived on the server', async () => {
+  const remote = await remoteFolders('too-large');
+  const custodian = await remoteFolders('too-large-custodian');
+  const limits = { maxDocumentBytes: 64 * 1024, maxReportBytes: 256 * 1024 };
+  const gateway = await startGateway(sftpSettings(remote, { limits, custodian }));
+  const big = Buffer.alloc(1024 * 1024, '<');
+  await writeFile(join(remote.outbox, 'big.xml'), big);
+  await writeFile(join(remote.outbox, 'small.xml'), feeDocument('small.xml', '370'));
+  // A custodian's report may be larger than a document, up to maxReportBytes: that one is fetched.
+  await writeFile(join(custodian.outbox, 'report.xml'), Buffer.alloc(128 * 1024, ' '));
+  await writeFile(join(custodian.outbox, 'huge-report.xml'), Buffer.alloc(512 * 1024, ' '));
+
+  const rows = await waitFor(async () => {
+    const found = await query<{ id: string; counterparty_id: string; external_id: string; status: string; error_code: string | null; size_bytes: string; raw_kept: boolean; raw_location: string | null }>(gateway,
+      `SELECT id, counterparty_id, external_id, status, error_code, size_bytes::text, raw IS NOT NULL AS raw_kept, raw_location
+         FROM messages WHERE channel = 'sftp' ORDER BY external_id`);
+    return found.length === 4 && found.every((m) => m.status === 'applied' || m.status === 'rejected') && found;
+  }, 'the four files recorded and settled');
+  const byName = new Map(rows.map((row) => [row.external_id, row]));
+  expect(byName.get('big.xml')).toMatchObject({
+    counterparty_id: 'demo-employer', status: 'rejected', error_code: 'DOCUMENT_TOO_LARGE', size_bytes: String(big.length), raw_kept: false,
+    raw_location: `sftp:${remote.outbox}/big.xml`,
+  });
+  expect(byName.get('huge-report.xml')).toMatchObject({
+    counterparty_id: 'demo-custodian', status: 'rejected', error_code: 'DOCUMENT_TOO_LARGE', size_bytes: String(512 * 1024), raw_location: `sftp:${custodian.outbox}/huge-report.xml`,
+  });
+  expect(byName.get('small.xml')).toMatchObject({ status: 'applied', error_code: null });
+  const report = byName.get('report.xml');
+  expect(report).toMatchObject({ counterparty_id: 'demo-custodian', size_bytes: String(128 * 1024) });
+  expect(report?.error_code).not.toBe('DOCUMENT_TOO_LARGE');
+  expect(report?.raw_location).not.toMatch(/^sftp:/); // fetched, and kept in the document store
+
+  // Answered like a file too large in a local inbox: MessageRejected with DOCUMENT_TOO_LARGE.
+  const bigId = byName.get('big.xml')!.id;
+  const answer = `big.${bigId}.MessageRejected.xml`;
+  await waitFor(async () => (await readdir(remote.inbox)).includes(answer), 'the DOCUMENT_TOO_LARGE answer in the remote inbox');
+  const response = await readFile(join(remote.inbox, answer), 'utf8');
+  assert.match(response, /<Code>DOCUMENT_TOO_LARGE<\/Code>/);
+  assert.match(response, new RegExp(`${big.length} bytes; the limit is ${limits.maxDocumentBytes} bytes`));
+
+  // Still on the server, whole, in the archive; never in the gateway's work folder.
+  await waitFor(async () => (await readdir(remote.outbox)).length === 0 && (await readdir(custodian.outbox)).length === 0, 'both outboxes emptied');
+  assert.deepEqual(await readFile(join(remote.archive, `${bigId}-big.xml`)), big);
+  expect((await readdir(custodian.archive)).sort()).toEqual([`${byName.get('huge-report.xml')!.id}-huge-report.xml`, `${report!.id}-report.xml`].sort());
+  for (const counterparty of ['demo-employer', 'demo-custodian']) {
+    const files = await readdir(join(gateway.dataDir, 'sftp-work', counterparty), { recursive: true });
+    expect(files).toEqual(['incoming']);
+  }
+  await stopGateway(gateway);
+});
+
+test('without an archive, a file too large to fetch stays in the outbox and is answered once', async () => {
+  const remote = await remoteFolders('too-large-kept', { createArchive: false });
+  const gateway = await startGateway(sftpSettings(remote, { archive: false, limits: { maxDocumentBytes: 64 * 1024 } }));
+  const big = Buffer.alloc(256 * 1024, '<');
+  await writeFile(join(remote.outbox, 'kept.xml'), big);
+  const [message] = await waitFor(async () => {
+    const found = await messagesNamed(gateway, ['kept.xml']);
+    return found[0]?.status === 'rejected' && found;
+  }, 'kept.xml answered');
+  await waitFor(async () => (await readdir(remote.inbox)).includes(`kept.${message!.id}.MessageRejected.xml`), 'the answer in the remote inbox');
+  await sleep(1500); // a dozen polls, each listing the file again
+  expect(await messagesNamed(gateway, ['kept.xml'])).toEqual([message]);
+  expect(await readdir(remote.inbox)).toEqual([`kept.${message!.id}.MessageRejected.xml`]);
+  assert.deepEqual(await readFile(join(remote.outbox, 'kept.xml')), big);
+  const recorded = await query<{ removed: boolean }>(gateway, `SELECT removed_at IS NOT NULL AS removed FROM remote_files`);
+  assert.deepEqual(recorded, [{ removed: false }]);
   await stopGateway(gateway);
 });
 

@@ -13,11 +13,17 @@ export interface Envelope {
   readonly externalId: string;
   readonly receivedAt: Date;
   /**
-   * The bytes, or a file the bytes are in. A file larger than the size limit is never
-   * read into memory: intake hashes it as a stream and records `setAsidePath`, where
-   * the channel promises to keep it.
+   * The bytes, or a file the bytes are in, or only the size of a document the channel
+   * would not fetch. A file larger than the size limit is never read into memory:
+   * intake hashes it as a stream and records `setAsidePath`, where the channel promises
+   * to keep it. A document announced over the limit (`notFetched`: a remote SFTP listing
+   * gave its size) is answered DOCUMENT_TOO_LARGE without its bytes; `location` names
+   * where its sender offered it.
    */
-  readonly content: { readonly bytes: Uint8Array } | { readonly path: string; readonly setAsidePath: string };
+  readonly content:
+    | { readonly bytes: Uint8Array }
+    | { readonly path: string; readonly setAsidePath: string }
+    | { readonly notFetched: { readonly sizeBytes: number; readonly location: string } };
   /** Channel facts kept with the message (file name, reply address …). */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /**

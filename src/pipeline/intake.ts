@@ -29,7 +29,8 @@ import type { DocumentErrorOutcome } from '../messages/message-type.ts';
  *  - keeps a custodian's large report (over limits.maxDocumentBytes, up to
  *    limits.maxReportBytes) in the document store rather than a database row,
  *  - records any other document over the size limit without reading it into memory,
- *    with a DOCUMENT_TOO_LARGE response,
+ *    with a DOCUMENT_TOO_LARGE response, and so one its channel would not even fetch
+ *    (its sender announced a size over the limit),
  *  - and hands everything else to validation, with the message id as the job id.
  * If the queue is unreachable after the commit, the reconciler enqueues the message later:
  * a recorded message is never lost. A channel with several documents at hand (a folder
@@ -57,6 +58,9 @@ interface Prepared {
 }
 
 type PreparedOutcome = { readonly value: Prepared } | { readonly error: unknown };
+
+/** Content whose bytes the channel holds: in memory or in a file. */
+type HeldContent = Exclude<Envelope['content'], { readonly notFetched: unknown }>;
 
 async function receiveMany(deps: PipelineDeps, envelopes: readonly Envelope[]): Promise<IntakeOutcome[]> {
   const prepared = await Promise.all(envelopes.map((envelope): PreparedOutcome | Promise<PreparedOutcome> => {
@@ -145,18 +149,20 @@ function receivedBytes(base: ReturnType<typeof messageBase>['base'], bytes: Uint
 /** Checks the counterparty, hashes the bytes and builds the message to record; a file over the limit is never read. */
 async function prepare(deps: PipelineDeps, envelope: Envelope): Promise<Prepared> {
   const { counterparty, base } = messageBase(deps, envelope);
+  const { content } = envelope;
+  if ('notFetched' in content) return notFetched(deps, base, counterparty.role, content.notFetched);
 
-  const report = await storeLargeReport(deps, envelope, base.id, counterparty.role);
+  const report = await storeLargeReport(deps, content, envelope.receivedAt, base.id, counterparty.role);
   if (report) {
     return {
       message: {
         ...base, sha256: report.sha256, sizeBytes: report.sizeBytes, raw: null, rawLocation: report.location,
-        status: 'received', errorCode: null, duplicateOf: null, headerMessageId: readHeaderMessageId(await headOf(envelope.content)) ?? null,
+        status: 'received', errorCode: null, duplicateOf: null, headerMessageId: readHeaderMessageId(await headOf(content)) ?? null,
       },
     };
   }
 
-  const oversized = await oversizedFile(deps, envelope);
+  const oversized = await oversizedFile(deps, content);
   if (oversized) {
     return {
       message: {
@@ -167,7 +173,24 @@ async function prepare(deps: PipelineDeps, envelope: Envelope): Promise<Prepared
     };
   }
 
-  return receivedBytes(base, 'bytes' in envelope.content ? envelope.content.bytes : await readFile(envelope.content.path));
+  return receivedBytes(base, 'bytes' in content ? content.bytes : await readFile(content.path));
+}
+
+/**
+ * A document its channel would not fetch, over the limit by the size its sender
+ * announced: recorded DOCUMENT_TOO_LARGE without bytes, at the place it was offered.
+ * With no content to hash, its sha256 is that of a text naming the message, which
+ * matches no other document.
+ */
+function notFetched(deps: PipelineDeps, base: ReturnType<typeof messageBase>['base'], role: string, announced: { sizeBytes: number; location: string }): Prepared {
+  const limit = role === 'custodian' ? deps.limits.maxReportBytes : deps.limits.maxDocumentBytes;
+  return {
+    message: {
+      ...base, sha256: sha256(Buffer.from(`depot-gateway: not fetched, message ${base.id}`)), sizeBytes: announced.sizeBytes, raw: null,
+      rawLocation: announced.location, status: 'rejected', errorCode: 'DOCUMENT_TOO_LARGE', duplicateOf: null,
+    },
+    rejectionText: `The document is ${announced.sizeBytes} bytes; the limit is ${limit} bytes. It was not fetched, and not processed.`,
+  };
 }
 
 /** Records a duplicate or an oversized document together with the response that answers it. */
@@ -227,7 +250,7 @@ function writeIntakeRejection(tx: Sql, message: NewMessage, now: Date, error: Do
 }
 
 /** The first bytes of a document, where its header is. */
-async function headOf(content: Envelope['content']): Promise<Uint8Array> {
+async function headOf(content: HeldContent): Promise<Uint8Array> {
   if ('bytes' in content) return content.bytes.subarray(0, HEAD_BYTES);
   const file = await open(content.path);
   try {
@@ -253,26 +276,25 @@ function receiptOfEarlier(earlier: RecordedInboxFile): IntakeReceipt {
  * (hashed while it is copied) instead of a database row, and read as a stream later.
  * Whether it really is a report is for validation to say.
  */
-async function storeLargeReport(deps: PipelineDeps, envelope: Envelope, messageId: string, role: string): Promise<StoredDocument | undefined> {
+async function storeLargeReport(deps: PipelineDeps, content: HeldContent, receivedAt: Date, messageId: string, role: string): Promise<StoredDocument | undefined> {
   if (role !== 'custodian') return undefined;
-  const { content } = envelope;
   const size = 'bytes' in content ? content.bytes.byteLength : (await stat(content.path)).size;
   if (size <= deps.limits.maxDocumentBytes || size > deps.limits.maxReportBytes) return undefined;
   return 'bytes' in content
-    ? deps.documents.keepBytes(messageId, envelope.receivedAt, content.bytes)
-    : deps.documents.keepFile(messageId, envelope.receivedAt, content.path);
+    ? deps.documents.keepBytes(messageId, receivedAt, content.bytes)
+    : deps.documents.keepFile(messageId, receivedAt, content.path);
 }
 
-async function oversizedFile(deps: PipelineDeps, envelope: Envelope) {
-  if ('bytes' in envelope.content) {
-    if (envelope.content.bytes.byteLength <= deps.limits.maxDocumentBytes) return undefined;
+async function oversizedFile(deps: PipelineDeps, content: HeldContent) {
+  if ('bytes' in content) {
+    if (content.bytes.byteLength <= deps.limits.maxDocumentBytes) return undefined;
     // Already in memory (a channel without a file): kept in the store like any document, never parsed.
-    const { bytes } = envelope.content;
+    const { bytes } = content;
     return { size: bytes.byteLength, sha256: sha256(bytes), bytes, setAsidePath: null };
   }
-  const { size } = await stat(envelope.content.path);
+  const { size } = await stat(content.path);
   if (size <= deps.limits.maxDocumentBytes) return undefined;
-  return { size, sha256: await sha256OfFile(envelope.content.path), bytes: null, setAsidePath: envelope.content.setAsidePath };
+  return { size, sha256: await sha256OfFile(content.path), bytes: null, setAsidePath: content.setAsidePath };
 }
 
 function sha256(bytes: Uint8Array): string {

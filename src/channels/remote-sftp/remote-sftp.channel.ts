@@ -23,8 +23,8 @@ export interface RemoteSftpSettings extends SftpEndpoint, RemoteSftpFolders {
 }
 
 export interface RemoteSftpChannelOptions {
-  /** Counterparties with their `sftp` settings; those without are left out. */
-  readonly counterparties: readonly { readonly id: string; readonly sftp?: RemoteSftpSettings | undefined }[];
+  /** Counterparties with their role and `sftp` settings; those without `sftp` are left out. */
+  readonly counterparties: readonly { readonly id: string; readonly role: string; readonly sftp?: RemoteSftpSettings | undefined }[];
   readonly log: SftpSessionLog;
 }
 
@@ -33,21 +33,24 @@ export interface RemoteSftpPollingOptions {
   readonly ledger: RemoteFileLedger;
   /** Downloads go to `<workDir>/<counterparty>/`. */
   readonly workDir: string;
+  /** limits.maxDocumentBytes: larger documents are downloaded to disk, never read into memory. */
   readonly maxDocumentBytes: number;
+  /** limits.maxReportBytes: a custodian's larger files are not downloaded (the others' over maxDocumentBytes are not). */
+  readonly maxReportBytes: number;
   readonly clock: () => Date;
 }
 
 export class RemoteSftpChannel {
   /** The outbound channel 'sftp'. */
   readonly outbox: RemoteSftpOutbox;
-  readonly #sessions = new Map<string, { readonly session: SftpSession; readonly settings: RemoteSftpSettings }>();
+  readonly #sessions = new Map<string, { readonly session: SftpSession; readonly settings: RemoteSftpSettings; readonly role: string }>();
   readonly #pollers: RemoteSftpPoller[] = [];
   readonly #log: SftpSessionLog;
 
   constructor(options: RemoteSftpChannelOptions) {
     this.#log = options.log;
-    for (const { id, sftp } of options.counterparties) {
-      if (sftp) this.#sessions.set(id, { session: new SftpSession({ counterpartyId: id, endpoint: sftp, log: options.log }), settings: sftp });
+    for (const { id, role, sftp } of options.counterparties) {
+      if (sftp) this.#sessions.set(id, { session: new SftpSession({ counterpartyId: id, endpoint: sftp, log: options.log }), settings: sftp, role });
     }
     this.outbox = new RemoteSftpOutbox(new Map([...this.#sessions].map(([id, { session, settings }]) => [id, { session, inboxPath: settings.inboxPath }])));
   }
@@ -59,10 +62,13 @@ export class RemoteSftpChannel {
 
   /** Starts one poller per counterparty with an SFTP server. */
   async startPolling(options: RemoteSftpPollingOptions): Promise<void> {
-    for (const [id, { session, settings }] of this.#sessions) {
+    for (const [id, { session, settings, role }] of this.#sessions) {
       const poller = new RemoteSftpPoller({
         session, folders: settings, intake: options.intake, ledger: options.ledger, workDir: join(options.workDir, id),
-        maxDocumentBytes: options.maxDocumentBytes, clock: options.clock, log: this.#log,
+        maxDocumentBytes: options.maxDocumentBytes,
+        // What intake keeps of a counterparty: a custodian's report up to maxReportBytes, any other document up to maxDocumentBytes.
+        maxFetchBytes: role === 'custodian' ? options.maxReportBytes : options.maxDocumentBytes,
+        clock: options.clock, log: this.#log,
       });
       await poller.start();
       this.#pollers.push(poller);

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type SftpClient from 'ssh2-sftp-client';
 import type { Envelope, IntakePort, IntakeReceipt } from '../envelope.ts';
 import { isTemporaryName } from '../folder.layout.ts';
+import { remoteNameProblem } from './remote-file-name.ts';
 import type { SftpSession, SftpSessionLog } from './sftp-session.ts';
 
 /**
@@ -21,8 +22,15 @@ import type { SftpSession, SftpSessionLog } from './sftp-session.ts';
  *   again, across restarts: only its removal is finished. A stop between intake's
  *   commit and the record is covered by finding the message by its metadata.
  * - Files go to intake one at a time, oldest (mtime, then name) first.
- * - A file larger than `maxDocumentBytes` is downloaded to disk, never read into
- *   memory, and kept in the work folder's rejected/ as intake was promised.
+ * - A listed name is used (in a path, local or remote, or a log line) only once
+ *   `remoteNameProblem` finds nothing wrong with it: a file under any other name is left
+ *   on the server, and logged once while it stays there.
+ * - A file listed larger than `maxFetchBytes` is never downloaded: intake answers it
+ *   DOCUMENT_TOO_LARGE from its listed size, and it moves to `archivePath` (without one
+ *   it stays in the outbox: the gateway kept no copy to delete it after). A download
+ *   never reads more than the listed size.
+ * - A file larger than `maxDocumentBytes` (a custodian's report) is downloaded to disk,
+ *   never read into memory.
  */
 
 /** Where the poller remembers what it fetched (PostgreSQL `remote_files`). */
@@ -61,6 +69,12 @@ export interface RemoteSftpPollerOptions {
   readonly workDir: string;
   /** Larger files are handed over as `{ path, setAsidePath }`, never read. */
   readonly maxDocumentBytes: number;
+  /**
+   * Files listed larger than this are not downloaded; intake answers them
+   * DOCUMENT_TOO_LARGE. The most intake keeps of this counterparty: limits.maxReportBytes
+   * for a custodian, limits.maxDocumentBytes for the others.
+   */
+  readonly maxFetchBytes: number;
   readonly clock: () => Date;
   readonly log: SftpSessionLog;
 }
@@ -78,6 +92,8 @@ export class RemoteSftpPoller {
   readonly #counterpartyId: string;
   /** Last size and mtime seen per file name, and since when. */
   readonly #sightings = new Map<string, Sighting>();
+  /** Listed names refused (`remoteNameProblem`), logged once while they stay listed. */
+  readonly #refusedNames = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
   #polling: Promise<void> | undefined;
   #stopped = false;
@@ -109,8 +125,14 @@ export class RemoteSftpPoller {
     const now = Date.now();
     const ready: Listed[] = [];
     const listed = new Set<string>();
+    const refused = new Set<string>();
     for (const file of listing) {
-      if (file.type !== '-' || isTemporaryName(file.name)) continue;
+      if (file.type !== '-') continue;
+      if (!this.#isUsableName(file.name)) {
+        refused.add(file.name);
+        continue;
+      }
+      if (isTemporaryName(file.name)) continue;
       listed.add(file.name);
       const seen = this.#sightings.get(file.name);
       if (!seen || seen.size !== file.size || seen.mtime !== file.modifyTime) {
@@ -120,12 +142,27 @@ export class RemoteSftpPoller {
       }
     }
     for (const name of this.#sightings.keys()) if (!listed.has(name)) this.#sightings.delete(name);
+    for (const name of this.#refusedNames) if (!refused.has(name)) this.#refusedNames.delete(name);
     ready.sort((a, b) => a.modifyTime - b.modifyTime || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const file of ready) {
       if (this.#stopped) return;
       await this.#take(file);
       this.#sightings.delete(file.name);
     }
+  }
+
+  /** Whether a listed name may be used; a refused one is logged the first time it is listed. */
+  #isUsableName(name: string): boolean {
+    const problem = remoteNameProblem(name);
+    if (problem === undefined) return true;
+    if (!this.#refusedNames.has(name)) {
+      this.#refusedNames.add(name);
+      this.#options.log.warn(
+        { counterpartyId: this.#counterpartyId, outboxPath: this.#options.folders.outboxPath, name: JSON.stringify(name.slice(0, 300)), problem },
+        `remote file not taken: its name is not a plain file name (${problem}); left on the server`,
+      );
+    }
+    return false;
   }
 
   #schedule(delayMs: number): void {
@@ -153,29 +190,57 @@ export class RemoteSftpPoller {
       await this.#remove(version, file.name, fetched.messageId);
       return;
     }
+    const tooLarge = version.size > this.#options.maxFetchBytes;
+    const receipt = tooLarge ? await this.#answerTooLarge(version, file.name) : await this.#fetch(version, file.name);
+    if (receipt === undefined) return;
+    await ledger.recordFetched(version, receipt.messageId);
+    if (tooLarge) {
+      log.warn(
+        { counterpartyId: this.#counterpartyId, messageId: receipt.messageId, status: receipt.status, errorCode: receipt.errorCode, remotePath: version.remotePath, size: version.size, limit: this.#options.maxFetchBytes },
+        'remote file over the size limit: answered without fetching it',
+      );
+    } else {
+      log.info({ counterpartyId: this.#counterpartyId, messageId: receipt.messageId, status: receipt.status, remotePath: version.remotePath }, 'remote file taken');
+    }
+    await this.#remove(version, file.name, receipt.messageId);
+  }
+
+  /** Downloads the file and hands it to intake; undefined when it changed meanwhile (taken at a later poll). */
+  async #fetch(version: RemoteFileVersion, name: string): Promise<IntakeReceipt | undefined> {
     const local = await this.#download(version);
-    if (local === undefined) return;
+    if (local === undefined) return undefined;
     let receipt: IntakeReceipt;
     let envelope: Envelope;
     try {
-      envelope = {
-        channel: 'sftp',
-        counterpartyId: this.#counterpartyId,
-        externalId: file.name,
-        receivedAt: this.#options.clock(),
-        content: await this.#content(local, file.name),
-        metadata: { remotePath: version.remotePath, size: version.size, mtime: version.mtime },
-      };
+      envelope = this.#envelope(version, name, await this.#content(local, name));
       receipt = await this.#options.intake.receive(envelope);
     } catch (error) {
       await rm(local, { force: true });
       throw error;
     }
-    await ledger.recordFetched(version, receipt.messageId);
-    if ('setAsidePath' in envelope.content) await rename(local, envelope.content.setAsidePath);
-    else await rm(local, { force: true });
-    log.info({ counterpartyId: this.#counterpartyId, messageId: receipt.messageId, status: receipt.status, remotePath: version.remotePath }, 'remote file taken');
-    await this.#remove(version, file.name, receipt.messageId);
+    if ('setAsidePath' in envelope.content && receipt.errorCode === 'DOCUMENT_TOO_LARGE') {
+      await mkdir(dirname(envelope.content.setAsidePath), { recursive: true });
+      await rename(local, envelope.content.setAsidePath);
+    } else {
+      await rm(local, { force: true });
+    }
+    return receipt;
+  }
+
+  /** A file listed over the limit: intake records and answers it by its listed size alone. */
+  #answerTooLarge(version: RemoteFileVersion, name: string): Promise<IntakeReceipt> {
+    return this.#options.intake.receive(this.#envelope(version, name, { notFetched: { sizeBytes: version.size, location: `sftp:${version.remotePath}` } }));
+  }
+
+  #envelope(version: RemoteFileVersion, name: string, content: Envelope['content']): Envelope {
+    return {
+      channel: 'sftp',
+      counterpartyId: this.#counterpartyId,
+      externalId: name,
+      receivedAt: this.#options.clock(),
+      content,
+      metadata: { remotePath: version.remotePath, size: version.size, mtime: version.mtime },
+    };
   }
 
   /** A recorded file that cannot leave the outbox must not hold up the files after it: the next poll tries again. */
@@ -190,17 +255,27 @@ export class RemoteSftpPoller {
     }
   }
 
-  /** Downloads to the work folder; undefined when the remote file changed meanwhile (taken at a later poll). */
+  /**
+   * Downloads to the work folder, never more than the listed size (whatever the server
+   * says when the file is opened); undefined when the remote file changed meanwhile
+   * (taken at a later poll).
+   */
   async #download(version: RemoteFileVersion): Promise<string | undefined> {
     const { session, workDir } = this.#options;
     const local = join(workDir, 'incoming', `${randomBytes(8).toString('hex')}.part`);
+    const { remotePath, size, mtime } = version;
+    const unchangedSince = (listed: { size: number; modifyTime: number }) => listed.size === size && listed.modifyTime === mtime;
+    // ssh2 then reads exactly this many bytes instead of the size the server gives the open file.
+    const options: SftpClient.FastGetTransferOptions & { readonly fileSize: number } = { concurrency: 4, fileSize: size };
     try {
-      const after = await session.run(`download ${version.remotePath}`, async (client) => {
-        await client.fastGet(version.remotePath, local, { concurrency: 4 });
-        return client.stat(version.remotePath);
+      const unchanged = await session.run(`download ${remotePath}`, async (client) => {
+        // Asking for bytes a file no longer has would be repeated until the timeout: a changed file waits.
+        if (!unchangedSince(await client.stat(remotePath))) return false;
+        if (size === 0) await writeFile(local, '');
+        else await client.fastGet(remotePath, local, options);
+        return unchangedSince(await client.stat(remotePath));
       });
-      const { size } = await stat(local);
-      if (size === version.size && after.size === version.size && after.modifyTime === version.mtime) return local;
+      if (unchanged && (await stat(local)).size === size) return local;
       this.#options.log.info({ counterpartyId: this.#counterpartyId, remotePath: version.remotePath }, 'remote file changed while downloading; taken later');
     } catch (error) {
       await rm(local, { force: true });
@@ -211,19 +286,23 @@ export class RemoteSftpPoller {
     return undefined;
   }
 
+  /** The bytes; for a file over `maxDocumentBytes` (a custodian's report, which intake keeps) its path, and where it goes if intake refuses it. */
   async #content(local: string, name: string): Promise<Envelope['content']> {
     const { maxDocumentBytes, workDir, clock } = this.#options;
     const { size } = await stat(local);
     if (size <= maxDocumentBytes) return { bytes: await readFile(local) };
-    const rejected = join(workDir, 'rejected');
-    await mkdir(rejected, { recursive: true });
-    return { path: local, setAsidePath: join(rejected, `${clock().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}-${name}`) };
+    return { path: local, setAsidePath: join(workDir, 'rejected', `${clock().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}-${name}`) };
   }
 
-  /** Moves a recorded file to the remote archive (or deletes it), then marks it removed. */
+  /**
+   * Moves a recorded file to the remote archive (or deletes it), then marks it removed.
+   * One not fetched for its size stays in the outbox when there is no archive: the
+   * gateway has no copy, so deleting it would lose it.
+   */
   async #removeRemote(version: RemoteFileVersion, name: string, messageId: string): Promise<void> {
-    const { session, folders, ledger } = this.#options;
+    const { session, folders, ledger, maxFetchBytes } = this.#options;
     const archive = folders.archivePath;
+    if (archive === undefined && version.size > maxFetchBytes) return;
     if (archive === undefined) {
       await session.run(`delete ${version.remotePath}`, (client) => client.delete(version.remotePath, true));
     } else {
