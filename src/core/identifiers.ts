@@ -35,3 +35,20 @@ const MAX_CHECKED_NUMBERS = 100_000;
 export function isValidOrganisationNumber(value: string): boolean {
   return /^\d{10}$/.test(value) && Organisationsnummer.valid(value);
 }
+
+/**
+ * A personal identity or coordination number in running text: 12 digits (YYYYMMDDNNNC)
+ * or 10 (YYMMDDNNNC), with or without the `-` or `+` before the last four. A run of
+ * digits inside a lower-case hexadecimal string (a hash) or a longer number is not one.
+ */
+const NUMBER_IN_TEXT = /(?<![0-9a-f])((?:19|20)?\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]|6[1-9]|[78]\d|9[01]))[-+]?\d{4}(?!\d)/g;
+
+/**
+ * The text with every personal identity number masked to its date of birth:
+ * `197001011233` and `19700101-1233` become `19700101-****`, `7001011233` becomes
+ * `700101-****`. For logs, which must not hold the numbers; what is sent to the person's
+ * employer or custodian keeps them.
+ */
+export function maskPersonalIdentityNumbers(text: string): string {
+  return text.replace(NUMBER_IN_TEXT, (_number, birth: string) => `${birth}-****`);
+}
