@@ -170,7 +170,8 @@ describe('REST API', () => {
     assert.equal(description.openapi, '3.1.0');
     assert.deepEqual(Object.keys(description.paths).sort(), [
       '/Advisor/{advisorcode}', '/Customer/{id}/InsuranceApplications', '/Document/{id}', '/InsuranceApplication', '/InsuranceApplication/validation',
-      '/InsuranceApplication/{id}', '/InsuranceApplication/{id}/Receipt', '/Product', '/Product/{id}/Funds', '/Product/{id}/document', '/oauth/token',
+      '/InsuranceApplication/{id}', '/InsuranceApplication/{id}/Receipt', '/PlanApplication', '/PlanApplication/validation', '/PlanApplication/{id}',
+      '/PlanApplication/{id}/Receipt', '/Product', '/Product/{id}/Funds', '/Product/{id}/document', '/oauth/token',
     ]);
     assert.equal((await inject({ url: '/openapi' })).statusCode < 400, true, 'the reference page');
 

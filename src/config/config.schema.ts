@@ -310,12 +310,14 @@ export const configSchema = z.strictObject({
     /** Token requests a client address may make a minute before it is answered 429. */
     tokenRequestsPerMinute: z.number().int().positive().default(30),
     clients: z.array(apiClientSchema).default([]),
-    /** When an insurance application needs a person's review before it is approved. */
+    /** When an application needs a person's review before it is approved. */
     review: z.strictObject({
-      /** A single premium above this many SEK. */
+      /** An insurance application with a single premium above this many SEK. */
       singlePremiumAbove: z.string().regex(/^\d{1,12}(\.\d{1,2})?$/, 'an amount in SEK such as "1000000"').default('1000000'),
-      /** An insured older than this many years. */
+      /** An insurance application whose insured is older than this many years. */
       insuredOlderThan: z.number().int().min(18).max(120).default(75),
+      /** A pension plan application with more employees than this. */
+      planEmployeesAbove: z.number().int().min(0).max(100_000).default(50),
     }).prefault({}),
   }).prefault({}),
   counterparties: z.array(counterpartySchema).default([]),

@@ -1,11 +1,11 @@
-import type { ApplicationRecord } from '../ledger/applications.repository.ts';
+import type { InsuranceApplicationRecord } from '../ledger/applications.repository.ts';
 import { renderTextPdf } from './text-pdf.ts';
 
 /**
  * The receipt of an application: a PDF copy of what was applied for, with the
  * application id and the time it was submitted, for the advisor to hand to the customer.
  */
-export function renderApplicationReceipt(application: ApplicationRecord): Promise<Buffer> {
+export function renderApplicationReceipt(application: InsuranceApplicationRecord): Promise<Buffer> {
   const body = application.body;
   const premium = [body.premium.single ? `single ${body.premium.single} SEK` : undefined, body.premium.monthly ? `monthly ${body.premium.monthly} SEK` : undefined].filter(Boolean).join(', ');
   return renderTextPdf(`Application ${application.applicationId}`, [

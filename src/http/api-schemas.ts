@@ -100,6 +100,10 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
       },
     },
   });
+  const history = {
+    type: 'array', description: 'Every status the application has had: when, who (advisor:<code>, staff:<user>, gateway) and why',
+    items: { type: 'object', required: ['status', 'at', 'by', 'reason'], properties: { status: { type: 'string' }, at: { type: 'string', format: 'date-time' }, by: { type: 'string' }, reason: { type: ['string', 'null'] } } },
+  } as const;
   add({
     $id: 'ApplicationStatus',
     type: 'object',
@@ -111,10 +115,88 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
       status: { type: 'string', enum: ['received', 'under-review', 'approved', 'rejected', 'issued'] },
       submittedAt: { type: 'string', format: 'date-time' },
       insuranceId: { type: ['string', 'null'], description: 'The insurance it was issued as, once issued' },
-      history: {
-        type: 'array',
-        items: { type: 'object', required: ['status', 'at', 'by', 'reason'], properties: { status: { type: 'string' }, at: { type: 'string', format: 'date-time' }, by: { type: 'string' }, reason: { type: ['string', 'null'] } } },
+      history,
+    },
+  });
+  const amount = { type: 'string', pattern: '^\\d{1,12}(\\.\\d{1,2})?$' } as const;
+  const percent = { type: 'string', pattern: '^(100(\\.0{1,4})?|\\d{1,2}(\\.\\d{1,4})?)$' } as const;
+  // Codes and names as the plan-administration documents carry them (schemas/Types.xsd).
+  const categoryCode = { type: 'string', pattern: '^[A-Za-z0-9-]{1,10}$' } as const;
+  const costCenterCode = { type: 'string', pattern: '^[A-Za-z0-9]{1,10}$' } as const;
+  const name = { type: 'string', minLength: 1, maxLength: 100 } as const;
+  add({
+    $id: 'PlanApplication',
+    type: 'object',
+    additionalProperties: false,
+    description: "An employer's occupational pension plan: the agreement's terms and the first insured employees",
+    required: ['productId', 'advisorCode', 'employer', 'agreement', 'funds', 'custodianId', 'employees'],
+    properties: {
+      productId: { type: 'string', minLength: 1, maxLength: 64, description: 'An occupational product (GET /Product, line occupational)' },
+      advisorCode: { type: 'string', minLength: 1, maxLength: 64, description: "One of your firm's active advisors" },
+      employer: {
+        type: 'object', additionalProperties: false, required: ['organisationNumber', 'name'],
+        properties: { organisationNumber: { type: 'string', pattern: '^\\d{10}$', description: 'organisationsnummer (10 digits)' }, name: { type: 'string', minLength: 1, maxLength: 200 } },
       },
+      agreement: {
+        type: 'object', additionalProperties: false, required: ['categories', 'costCenters'],
+        properties: {
+          categories: {
+            type: 'array', minItems: 1, maxItems: 50, description: 'Benefit groups and the premium rule of each',
+            items: {
+              type: 'object', additionalProperties: false, required: ['code', 'name', 'premium'],
+              properties: {
+                code: categoryCode, name,
+                premium: {
+                  type: 'object', additionalProperties: false,
+                  description: 'percentOfSalary (of the monthly salary; with percentAboveCap, up to 7.5 income base amounts a year and percentAboveCap above) or fixedMonthly (SEK)',
+                  properties: { percentOfSalary: { ...percent, examples: ['4.5'] }, percentAboveCap: { ...percent, examples: ['30'] }, fixedMonthly: { ...amount, examples: ['1500'] } },
+                  oneOf: [{ required: ['percentOfSalary'] }, { required: ['fixedMonthly'], not: { required: ['percentAboveCap'] } }],
+                },
+              },
+            },
+          },
+          costCenters: {
+            type: 'array', minItems: 1, maxItems: 500,
+            items: { type: 'object', additionalProperties: false, required: ['code', 'name'], properties: { code: costCenterCode, name } },
+          },
+        },
+      },
+      funds: {
+        type: 'array', minItems: 1, maxItems: 20, description: 'The distribution plan every insurance starts with',
+        items: { type: 'object', additionalProperties: false, required: ['isin', 'percent'], properties: { isin: { type: 'string', pattern: '^[A-Z]{2}[A-Z0-9]{9}[0-9]$' }, percent: { type: 'number', exclusiveMinimum: 0, maximum: 100, multipleOf: 0.01 } } },
+      },
+      custodianId: { type: 'string', minLength: 1, maxLength: 64 },
+      employees: {
+        type: 'array', minItems: 1, maxItems: 1000,
+        items: {
+          type: 'object', additionalProperties: false, required: ['personalIdentityNumber', 'category', 'costCenter', 'annualSalary', 'employmentStart'],
+          properties: {
+            personalIdentityNumber: { type: 'string', pattern: '^\\d{12}$', description: 'personnummer (12 digits)' },
+            category: { ...categoryCode, description: 'A code of agreement.categories' },
+            costCenter: { ...costCenterCode, description: 'A code of agreement.costCenters' },
+            annualSalary: { ...amount, description: 'SEK a year, e.g. "540000.00"' },
+            employmentStart: { type: 'string', format: 'date' },
+          },
+        },
+      },
+    },
+  });
+  add({
+    $id: 'PlanApplicationStatus',
+    type: 'object',
+    required: ['applicationId', 'productId', 'employerOrganisationNumber', 'status', 'submittedAt', 'agreementId', 'insurances', 'history'],
+    properties: {
+      applicationId: { type: 'string' },
+      productId: { type: 'string' },
+      employerOrganisationNumber: { type: 'string' },
+      status: { type: 'string', enum: ['received', 'under-review', 'approved', 'rejected', 'issued'] },
+      submittedAt: { type: 'string', format: 'date-time' },
+      agreementId: { type: ['string', 'null'], description: 'The agreement it was issued as, once issued' },
+      insurances: {
+        type: 'array', description: "The employees' insurances, once issued",
+        items: { type: 'object', required: ['personalIdentityNumber', 'insuranceId'], properties: { personalIdentityNumber: { type: 'string' }, insuranceId: { type: 'string' } } },
+      },
+      history,
     },
   });
   add({

@@ -8,9 +8,11 @@ import { staffUserOf } from './staff-user.ts';
 const STATUSES: readonly ApplicationStatus[] = ['received', 'under-review', 'approved', 'rejected', 'issued'];
 
 /**
- * Staff review of applications the rules sent to a person: the list (by status), and
- * approve or reject with a reason. An approval issues the insurance in the same
- * transaction; the decision is recorded in the status history under the staff user.
+ * Staff review of applications the rules sent to a person — individual insurances and
+ * employers' pension plans alike (`kind`) — the list (by status), and approve or reject
+ * with a reason. An approval issues in the same transaction: the insurance, or the
+ * plan's agreement with its employments and insurances; the decision is recorded in
+ * the status history under the staff user.
  */
 export async function registerApplicationReviewRoutes(app: FastifyInstance, options: HttpServerOptions): Promise<void> {
   const { deps } = options;

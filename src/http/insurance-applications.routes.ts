@@ -6,7 +6,7 @@ import { stockholmDate } from '../core/calendar-date.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import { checkInsuranceApplication, reviewReasons, type InsuranceApplicationInput } from '../core/insurance-application.rules.ts';
 import type { Database } from '../ledger/database.ts';
-import { findApplication, insertApplication, listCustomerApplications, loadApplicationFacts, type ApplicationRecord } from '../ledger/applications.repository.ts';
+import { findApplication, insertApplication, listCustomerApplications, loadApplicationFacts, type InsuranceApplicationRecord } from '../ledger/applications.repository.ts';
 import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
 import { renderApplicationReceipt } from '../documents/application-receipt.ts';
 import { callerOf } from './api-auth.ts';
@@ -40,7 +40,9 @@ export async function registerInsuranceApplicationRoutes(app: FastifyInstance, o
   /** The caller must be an advisor firm; the problems of the body, business rules included. */
   async function check(request: FastifyRequest) {
     const caller = callerOf(request);
-    if (caller.kind !== 'advisor-firm') throw new GatewayError('RESOURCE_NOT_FOUND', 'Applications are made by advisor firms.');
+    if (!decideAccess(caller, { kind: 'new-application' }, stockholmDate(clock())).allowed || caller.kind !== 'advisor-firm') {
+      throw new GatewayError('RESOURCE_NOT_FOUND', 'Applications are made by advisor firms.');
+    }
     const input = request.body as InsuranceApplicationInput;
     const facts = await loadApplicationFacts(db, input, caller.organisationNumber, custodianIds);
     return { caller, input, problems: checkInsuranceApplication(input, facts) };
@@ -75,12 +77,12 @@ export async function registerInsuranceApplicationRoutes(app: FastifyInstance, o
       { status: 'received', by: `advisor:${input.advisorCode}`, reason: null },
       reasons.length > 0 ? { status: 'under-review', by: 'gateway', reason: reasons.join('; ') } : { status: 'approved', by: 'gateway', reason: 'no rule asks for a review' },
     ], stockholmDate(now));
-    const saved = (await findApplication(db, applicationId))!;
+    const saved = (await findApplication(db, applicationId)) as InsuranceApplicationRecord;
     return reply.code(201).header('location', `/InsuranceApplication/${applicationId}`).send(statusView(saved));
   });
 
   /** The application, when it exists and is the caller's; RESOURCE_NOT_FOUND either way otherwise. */
-  async function ownApplication(request: FastifyRequest): Promise<ApplicationRecord> {
+  async function ownApplication(request: FastifyRequest): Promise<InsuranceApplicationRecord> {
     const { id } = request.params as { id: string };
     const application = await findApplication(db, id);
     const access = application && decideAccess(callerOf(request), { kind: 'application', firmOrganisationNumber: application.firmOrganisationNumber }, stockholmDate(clock()));
@@ -117,7 +119,7 @@ export async function registerInsuranceApplicationRoutes(app: FastifyInstance, o
   });
 }
 
-function statusView(application: ApplicationRecord) {
+function statusView(application: InsuranceApplicationRecord) {
   return {
     applicationId: application.applicationId, productId: application.productId, customerId: application.customerId,
     status: application.status, submittedAt: application.submittedAt, insuranceId: application.insuranceId, history: application.history,

@@ -14,6 +14,7 @@ import { registerOauthTokenRoute } from './oauth-token.routes.ts';
 import { registerProductRoutes } from './products.routes.ts';
 import { registerAdvisorRoutes } from './advisors.routes.ts';
 import { registerInsuranceApplicationRoutes } from './insurance-applications.routes.ts';
+import { registerPlanApplicationRoutes } from './plan-applications.routes.ts';
 
 /**
  * The REST API for advisor firms and custodians (docs/rest.md), in its own scope of
@@ -36,7 +37,7 @@ export async function registerRestApi(app: FastifyInstance, options: RestApiOpti
     await api.register(swagger, {
       openapi: {
         openapi: '3.1.0',
-        info: { title: 'depot-gateway REST API', version: '1', description: 'Products, documents, funds and advisors for advisor firms and custodians. Get a token at POST /oauth/token (client credentials) and send it as Authorization: Bearer.' },
+        info: { title: 'depot-gateway REST API', version: '1', description: 'Products, documents, funds, advisors, insurance and pension plan applications for advisor firms and custodians. Get a token at POST /oauth/token (client credentials) and send it as Authorization: Bearer.' },
         components: { securitySchemes: { clientCredentials: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes: {} } } } } },
         security: [{ clientCredentials: [] }],
       },
@@ -57,6 +58,7 @@ export async function registerRestApi(app: FastifyInstance, options: RestApiOpti
       await registerProductRoutes(authenticated, { db: options.db, clock });
       await registerAdvisorRoutes(authenticated, { db: options.db, clock });
       await registerInsuranceApplicationRoutes(authenticated, { config: options.config, db: options.db, clock });
+      await registerPlanApplicationRoutes(authenticated, { config: options.config, db: options.db, clock });
     });
   });
 }

@@ -1,10 +1,14 @@
 import type { Database, Sql } from './database.ts';
+import { stockholmDate } from '../core/calendar-date.ts';
 import type { ApplicationFacts, InsuranceApplicationInput } from '../core/insurance-application.rules.ts';
+import type { PlanApplicationFacts, PlanApplicationInput } from '../core/plan-application.rules.ts';
 import { issueInsurance } from './issue-application.repository.ts';
+import { issuePlan } from './issue-plan-application.repository.ts';
 
 /**
- * Applications made through the REST API and their status history, and the ledger
- * facts an application is checked against.
+ * Applications made through the REST API — individual insurances (`kind` insurance)
+ * and employers' pension plans (`kind` plan) — and their status history, and the
+ * ledger facts an application is checked against.
  */
 
 export type ApplicationStatus = 'received' | 'under-review' | 'approved' | 'rejected' | 'issued';
@@ -16,7 +20,8 @@ export interface StatusChange {
   readonly reason: string | null;
 }
 
-export interface ApplicationRecord {
+/** What every application has; `customerId` is the policyholder, or a plan's employer. */
+export interface ApplicationSummary {
   readonly applicationId: string;
   readonly kind: 'insurance' | 'plan';
   readonly firmOrganisationNumber: string;
@@ -24,16 +29,32 @@ export interface ApplicationRecord {
   readonly customerId: string;
   readonly productId: string;
   readonly productName: string;
-  readonly body: InsuranceApplicationInput;
   readonly status: ApplicationStatus;
   readonly submittedAt: string;
-  /** The insurance it was issued as; null until issued. */
+  /** The insurance an insurance application was issued as; null until issued, and for plans. */
   readonly insuranceId: string | null;
+  /** The agreement a plan application was issued as; null until issued, and for insurances. */
+  readonly agreementId: string | null;
+}
+
+export interface InsuranceApplicationRecord extends ApplicationSummary {
+  readonly kind: 'insurance';
+  readonly body: InsuranceApplicationInput;
   readonly history: readonly StatusChange[];
 }
 
+export interface PlanApplicationRecord extends ApplicationSummary {
+  readonly kind: 'plan';
+  readonly body: PlanApplicationInput;
+  readonly history: readonly StatusChange[];
+  /** The employees' insurances once issued, in insurance-number order. */
+  readonly insurances: readonly { readonly personalIdentityNumber: string; readonly insuranceId: string }[];
+}
+
+export type ApplicationRecord = InsuranceApplicationRecord | PlanApplicationRecord;
+
 /** The product (open, with its premium bounds), its funds and the firm's advisor. */
-export async function loadApplicationFacts(db: Sql, input: InsuranceApplicationInput, firmOrganisationNumber: string, custodianIds: readonly string[]): Promise<ApplicationFacts> {
+export async function loadApplicationFacts(db: Sql, input: Pick<InsuranceApplicationInput, 'productId' | 'advisorCode'>, firmOrganisationNumber: string, custodianIds: readonly string[]): Promise<ApplicationFacts> {
   const [products, funds, advisors] = await Promise.all([
     db.query<{ id: string; taxCategory: 'P' | 'T' | 'K'; line: 'individual' | 'occupational'; minMonthlyPremium: string; maxMonthlyPremium: string; maxSinglePremium: string }>(
       `SELECT code AS id, kind AS "taxCategory", line, min_monthly_premium::text AS "minMonthlyPremium", max_monthly_premium::text AS "maxMonthlyPremium",
@@ -47,16 +68,34 @@ export async function loadApplicationFacts(db: Sql, input: InsuranceApplicationI
   return { product: products.rows[0], selectableIsins: new Set(funds.rows.map((row) => row.isin)), advisor: advisors.rows[0], custodianIds };
 }
 
-export interface NewApplication {
+/** The product (open, with its line and premium bounds), its funds and the firm's advisor, for a plan. */
+export async function loadPlanApplicationFacts(db: Sql, input: PlanApplicationInput, firmOrganisationNumber: string, custodianIds: readonly string[]): Promise<PlanApplicationFacts> {
+  const facts = await loadApplicationFacts(db, { productId: input.productId, advisorCode: input.advisorCode }, firmOrganisationNumber, custodianIds);
+  return { ...facts, product: facts.product && { id: facts.product.id, line: facts.product.line, minMonthlyPremium: facts.product.minMonthlyPremium, maxMonthlyPremium: facts.product.maxMonthlyPremium } };
+}
+
+/** The agreements the employer already has with the insurer, by number. */
+export async function findEmployerAgreements(db: Sql, employerOrganisationNumber: string): Promise<string[]> {
+  const { rows } = await db.query<{ agreement_number: string }>(
+    'SELECT agreement_number FROM agreements WHERE employer_organisation_number = $1 ORDER BY agreement_number',
+    [employerOrganisationNumber],
+  );
+  return rows.map((row) => row.agreement_number);
+}
+
+/** What is applied for: an individual insurance or an employer's plan, with its body as sent. */
+export type AppliedFor =
+  | { readonly kind: 'insurance'; readonly body: InsuranceApplicationInput }
+  | { readonly kind: 'plan'; readonly body: PlanApplicationInput };
+
+export type NewApplication = AppliedFor & {
   readonly applicationId: string;
-  readonly kind: 'insurance' | 'plan';
   readonly firmOrganisationNumber: string;
   readonly advisorCode: string;
   readonly customerId: string;
   readonly productId: string;
-  readonly body: InsuranceApplicationInput;
   readonly submittedAt: Date;
-}
+};
 
 /**
  * Saves the application with its first statuses, in one transaction: nothing
@@ -71,7 +110,7 @@ export async function insertApplication(db: Database, application: NewApplicatio
         JSON.stringify(application.body), application.submittedAt.toISOString()],
     );
     for (const change of statuses) await recordStatus(tx, application.applicationId, change, application.submittedAt);
-    if (statuses.at(-1)?.status === 'approved') await issue(tx, application.applicationId, application.body, application.submittedAt, day);
+    if (statuses.at(-1)?.status === 'approved') await issue(tx, application.applicationId, application, application.submittedAt, application.submittedAt, day);
   });
 }
 
@@ -83,8 +122,8 @@ export type ReviewDecision = 'approve' | 'reject';
  */
 export async function decideApplication(db: Database, applicationId: string, decision: ReviewDecision, by: string, reason: string, at: Date, day: string): Promise<ApplicationStatus | undefined> {
   return db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ body: InsuranceApplicationInput | string }>(
-      "SELECT body FROM applications WHERE application_id = $1 AND status = 'under-review' FOR UPDATE",
+    const { rows } = await tx.query<{ kind: AppliedFor['kind']; body: AppliedFor['body'] | string; submittedAt: Date | string }>(
+      `SELECT kind, body, submitted_at AS "submittedAt" FROM applications WHERE application_id = $1 AND status = 'under-review' FOR UPDATE`,
       [applicationId],
     );
     const row = rows[0];
@@ -94,17 +133,16 @@ export async function decideApplication(db: Database, applicationId: string, dec
       return 'rejected';
     }
     await recordStatus(tx, applicationId, { status: 'approved', by, reason }, at);
-    await issue(tx, applicationId, typeof row.body === 'string' ? JSON.parse(row.body) as InsuranceApplicationInput : row.body, at, day);
+    const appliedFor = { kind: row.kind, body: typeof row.body === 'string' ? JSON.parse(row.body) as unknown : row.body } as AppliedFor;
+    await issue(tx, applicationId, appliedFor, new Date(row.submittedAt), at, day);
     return 'issued';
   });
 }
 
 /** Applications by status (all when none given), oldest first: the staff's review list. */
-export async function listApplications(db: Sql, status: ApplicationStatus | undefined, limit: number): Promise<Omit<ApplicationRecord, 'history' | 'body'>[]> {
-  const { rows } = await db.query<Omit<ApplicationRecord, 'history' | 'body'> & { submittedAt: Date | string }>(
-    `SELECT a.application_id AS "applicationId", a.kind, a.firm_organisation_number AS "firmOrganisationNumber", a.advisor_code AS "advisorCode",
-            a.customer_id AS "customerId", a.product_code AS "productId", p.name AS "productName", a.status, a.submitted_at AS "submittedAt",
-            a.insurance_number AS "insuranceId"
+export async function listApplications(db: Sql, status: ApplicationStatus | undefined, limit: number): Promise<ApplicationSummary[]> {
+  const { rows } = await db.query<ApplicationSummary & { submittedAt: Date | string }>(
+    `SELECT ${SUMMARY_COLUMNS}
        FROM applications a JOIN products p ON p.code = a.product_code
       WHERE ($1::text IS NULL OR a.status = $1) ORDER BY a.submitted_at, a.application_id LIMIT $2`,
     [status ?? null, limit],
@@ -112,9 +150,26 @@ export async function listApplications(db: Sql, status: ApplicationStatus | unde
   return rows.map((row) => ({ ...row, submittedAt: iso(row.submittedAt) }));
 }
 
-async function issue(tx: Sql, applicationId: string, body: InsuranceApplicationInput, at: Date, day: string): Promise<void> {
-  const insuranceNumber = await issueInsurance(tx, applicationId, body, day);
-  await recordStatus(tx, applicationId, { status: 'issued', by: 'gateway', reason: `insurance ${insuranceNumber}` }, at);
+const SUMMARY_COLUMNS = `a.application_id AS "applicationId", a.kind, a.firm_organisation_number AS "firmOrganisationNumber", a.advisor_code AS "advisorCode",
+            a.customer_id AS "customerId", a.product_code AS "productId", p.name AS "productName", a.status, a.submitted_at AS "submittedAt",
+            a.insurance_number AS "insuranceId", a.agreement_number AS "agreementId"`;
+
+/** Issues the approved application in the caller's transaction: the insurance, or the plan's agreement and insurances. */
+async function issue(tx: Sql, applicationId: string, appliedFor: AppliedFor, submittedAt: Date, at: Date, day: string): Promise<void> {
+  let issuedAs: string;
+  switch (appliedFor.kind) {
+    case 'insurance':
+      issuedAs = `insurance ${await issueInsurance(tx, applicationId, appliedFor.body, day)}`;
+      break;
+    case 'plan': {
+      const plan = await issuePlan(tx, applicationId, appliedFor.body, { day, submittedOn: stockholmDate(submittedAt), at });
+      issuedAs = `agreement ${plan.agreementNumber} with ${plan.insuranceNumbers.length} insurance${plan.insuranceNumbers.length === 1 ? '' : 's'}`;
+      break;
+    }
+    default:
+      return appliedFor satisfies never;
+  }
+  await recordStatus(tx, applicationId, { status: 'issued', by: 'gateway', reason: issuedAs }, at);
 }
 
 async function recordStatus(tx: Sql, applicationId: string, change: Omit<StatusChange, 'at'>, at: Date): Promise<void> {
@@ -125,25 +180,34 @@ async function recordStatus(tx: Sql, applicationId: string, change: Omit<StatusC
   );
 }
 
-/** The application with its status history, in one round trip (the advisors' most frequent read). */
+type Insured = PlanApplicationRecord['insurances'][number];
+
+/**
+ * The application with its status history (and a plan's insurances once issued), in
+ * one round trip (the advisors' most frequent read).
+ */
 export async function findApplication(db: Sql, applicationId: string): Promise<ApplicationRecord | undefined> {
-  const { rows } = await db.query<Omit<ApplicationRecord, 'history'> & { submittedAt: Date | string; history: StatusChange[] | string }>(
-    `SELECT a.application_id AS "applicationId", a.kind, a.firm_organisation_number AS "firmOrganisationNumber", a.advisor_code AS "advisorCode",
-            a.customer_id AS "customerId", a.product_code AS "productId", p.name AS "productName", a.body, a.status, a.submitted_at AS "submittedAt",
-            a.insurance_number AS "insuranceId",
+  const { rows } = await db.query<ApplicationSummary & { submittedAt: Date | string; body: unknown; history: StatusChange[] | string | null; insurances: Insured[] | string | null }>(
+    `SELECT ${SUMMARY_COLUMNS}, a.body,
             (SELECT json_agg(json_build_object('status', c.status, 'at', ${ISO_UTC('c.changed_at')}, 'by', c.changed_by, 'reason', c.reason) ORDER BY c.id)
-               FROM application_status_changes c WHERE c.application_id = a.application_id) AS history
+               FROM application_status_changes c WHERE c.application_id = a.application_id) AS history,
+            (SELECT json_agg(json_build_object('personalIdentityNumber', i.insured_pin, 'insuranceId', i.insurance_number) ORDER BY i.insurance_number)
+               FROM insurances i WHERE a.agreement_number IS NOT NULL AND i.agreement_number = a.agreement_number AND i.created_by_message = a.application_id) AS insurances
        FROM applications a JOIN products p ON p.code = a.product_code WHERE a.application_id = $1`,
     [applicationId],
   );
   const row = rows[0];
   if (!row) return undefined;
-  return {
-    ...row,
-    body: typeof row.body === 'string' ? JSON.parse(row.body) as InsuranceApplicationInput : row.body,
-    submittedAt: iso(row.submittedAt),
-    history: typeof row.history === 'string' ? JSON.parse(row.history) as StatusChange[] : row.history ?? [],
-  };
+  const { body, history, insurances, ...summary } = row;
+  const common = { ...summary, submittedAt: iso(row.submittedAt), history: parsed(history) ?? [] };
+  return row.kind === 'plan'
+    ? { ...common, kind: 'plan', body: parsed(body) as PlanApplicationInput, insurances: parsed(insurances) ?? [] }
+    : { ...common, kind: 'insurance', body: parsed(body) as InsuranceApplicationInput };
+}
+
+/** A json column as the driver gave it: parsed already (pg), or text (PGlite in some modes). */
+function parsed<T>(value: T | string | null): T | null {
+  return typeof value === 'string' ? JSON.parse(value) as T : value;
 }
 
 /** A timestamp as JavaScript's toISOString writes it (UTC, milliseconds, Z). */

@@ -1,0 +1,131 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ulid } from 'ulid';
+import type { GatewayConfig } from '../config/config.schema.ts';
+import { decideAccess } from '../core/access.policy.ts';
+import { stockholmDate } from '../core/calendar-date.ts';
+import { GatewayError } from '../core/gateway-error.ts';
+import type { ApplicationProblem } from '../core/insurance-application.rules.ts';
+import { checkPlanApplication, planPremiums, planReviewReasons, type PlanApplicationInput } from '../core/plan-application.rules.ts';
+import type { Database } from '../ledger/database.ts';
+import { findApplication, findEmployerAgreements, insertApplication, loadPlanApplicationFacts, type PlanApplicationRecord } from '../ledger/applications.repository.ts';
+import { renderPlanApplicationReceipt } from '../documents/plan-application-receipt.ts';
+import { callerOf } from './api-auth.ts';
+import { sendProblem } from './problem-details.ts';
+
+/**
+ * Pension plan applications from advisor firms (an employer's occupational plan):
+ * check (POST /PlanApplication/validation), submit (POST /PlanApplication), read the
+ * status and its history, get the PDF receipt.
+ *
+ * As for insurance applications, a submitted plan is saved with its first statuses in
+ * one transaction: `received`, then either `approved` and `issued` at once — the
+ * agreement, its categories and cost centers, the employees' employments and
+ * insurances created in the ledger — or `under-review` with the reasons the review
+ * rules gave (`api.review.planEmployeesAbove`; an employer that already has an
+ * agreement), for staff to decide through /api/applications. A plan application is
+ * the submitting firm's only; anyone else gets the same 404 as for an unknown id.
+ */
+export interface PlanApplicationRouteOptions {
+  readonly config: Readonly<GatewayConfig>;
+  readonly db: Database;
+  readonly clock: () => Date;
+}
+
+const problem = { $ref: 'Problem#' } as const;
+const idParam = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } } as const;
+const body = { $ref: 'PlanApplication#' } as const;
+const premiums = {
+  type: 'array', description: "Each employee's monthly premium under the category's rule, SEK",
+  items: { type: 'object', required: ['personalIdentityNumber', 'monthlyPremium'], properties: { personalIdentityNumber: { type: 'string' }, monthlyPremium: { type: 'string' } } },
+} as const;
+
+export async function registerPlanApplicationRoutes(app: FastifyInstance, options: PlanApplicationRouteOptions): Promise<void> {
+  const { config, db, clock } = options;
+  const custodianIds = config.counterparties.filter((counterparty) => counterparty.role === 'custodian').map((counterparty) => counterparty.id);
+
+  /** The caller must be an advisor firm; the problems of the body (business rules), and why a person would review it. */
+  async function check(request: FastifyRequest, today: string) {
+    const caller = callerOf(request);
+    if (!decideAccess(caller, { kind: 'new-application' }, today).allowed || caller.kind !== 'advisor-firm') {
+      throw new GatewayError('RESOURCE_NOT_FOUND', 'Applications are made by advisor firms.');
+    }
+    const input = request.body as PlanApplicationInput;
+    const [facts, agreements] = await Promise.all([
+      loadPlanApplicationFacts(db, input, caller.organisationNumber, custodianIds),
+      findEmployerAgreements(db, input.employer.organisationNumber),
+    ]);
+    const problems = checkPlanApplication(input, facts, today);
+    return { caller, input, problems, reviewReasons: problems.length > 0 ? [] : planReviewReasons(input, config.api.review, agreements) };
+  }
+
+  app.post('/PlanApplication/validation', {
+    schema: {
+      tags: ['applications'], summary: 'Check a pension plan application without saving it: every problem at once, and the premiums it gives', body,
+      response: {
+        200: { type: 'object', required: ['valid', 'reviewReasons', 'premiums'], properties: { valid: { const: true }, reviewReasons: { type: 'array', items: { type: 'string' } }, premiums } },
+        400: problem, 401: problem, 404: problem, 422: problem,
+      },
+    },
+  }, async (request, reply) => {
+    const today = stockholmDate(clock());
+    const { input, problems, reviewReasons } = await check(request, today);
+    if (problems.length > 0) return unprocessable(reply, problems);
+    return { valid: true, reviewReasons, premiums: planPremiums(input, today) };
+  });
+
+  app.post('/PlanApplication', {
+    schema: {
+      tags: ['applications'], summary: "Submit a pension plan application (an employer's occupational plan)", body,
+      response: { 201: { $ref: 'PlanApplicationStatus#' }, 400: problem, 401: problem, 404: problem, 422: problem },
+    },
+  }, async (request, reply) => {
+    const now = clock();
+    const today = stockholmDate(now);
+    const { caller, input, problems, reviewReasons } = await check(request, today);
+    if (problems.length > 0) return unprocessable(reply, problems);
+    const applicationId = `PA-${ulid(now.getTime())}`;
+    await insertApplication(db, {
+      applicationId, kind: 'plan', firmOrganisationNumber: caller.organisationNumber, advisorCode: input.advisorCode,
+      customerId: input.employer.organisationNumber, productId: input.productId, body: input, submittedAt: now,
+    }, [
+      { status: 'received', by: `advisor:${input.advisorCode}`, reason: null },
+      reviewReasons.length > 0 ? { status: 'under-review', by: 'gateway', reason: reviewReasons.join('; ') } : { status: 'approved', by: 'gateway', reason: 'no rule asks for a review' },
+    ], today);
+    const saved = (await findApplication(db, applicationId)) as PlanApplicationRecord;
+    return reply.code(201).header('location', `/PlanApplication/${applicationId}`).send(statusView(saved));
+  });
+
+  /** The plan application, when it exists and is the caller's; RESOURCE_NOT_FOUND either way otherwise. */
+  async function ownApplication(request: FastifyRequest): Promise<PlanApplicationRecord> {
+    const { id } = request.params as { id: string };
+    const application = await findApplication(db, id);
+    const access = application && decideAccess(callerOf(request), { kind: 'application', firmOrganisationNumber: application.firmOrganisationNumber }, stockholmDate(clock()));
+    if (!application || !access?.allowed || application.kind !== 'plan') throw new GatewayError('RESOURCE_NOT_FOUND', `No application ${id}.`);
+    return application;
+  }
+
+  app.get('/PlanApplication/:id', {
+    schema: { tags: ['applications'], summary: 'Status and status history of a pension plan application', params: idParam, response: { 200: { $ref: 'PlanApplicationStatus#' }, 401: problem, 404: problem } },
+  }, async (request) => statusView(await ownApplication(request)));
+
+  app.get('/PlanApplication/:id/Receipt', {
+    schema: {
+      tags: ['applications'], summary: 'PDF copy of the pension plan application', params: idParam, produces: ['application/pdf'],
+      response: { 200: { description: 'The receipt (PDF)', type: 'string', format: 'binary' }, 401: problem, 404: problem },
+    },
+  }, async (request, reply) => {
+    const application = await ownApplication(request);
+    return reply.type('application/pdf').header('content-disposition', `inline; filename="${application.applicationId}.pdf"`).send(await renderPlanApplicationReceipt(application));
+  });
+}
+
+function statusView(application: PlanApplicationRecord) {
+  return {
+    applicationId: application.applicationId, productId: application.productId, employerOrganisationNumber: application.customerId,
+    status: application.status, submittedAt: application.submittedAt, agreementId: application.agreementId, insurances: application.insurances, history: application.history,
+  };
+}
+
+function unprocessable(reply: FastifyReply, problems: readonly ApplicationProblem[]) {
+  return sendProblem(reply, 'APPLICATION_INVALID', `${problems.length} problem${problems.length === 1 ? '' : 's'} in the application`, problems);
+}
