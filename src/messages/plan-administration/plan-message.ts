@@ -1,5 +1,5 @@
 import type { ERROR_CODES } from '../../core/error-codes.ts';
-import { isValidPersonalIdentityNumber } from '../../core/identifiers.ts';
+import { isValidOrganisationNumber, isValidPersonalIdentityNumber } from '../../core/identifiers.ts';
 import type { RuleRejection } from '../../core/plan-rules.ts';
 import { findAgreement, type AgreementFacts } from '../../ledger/plan.repository.ts';
 import type { ApplyContext, ApplyOutcome, ItemOutcome, MessageType } from '../message-type.ts';
@@ -96,6 +96,12 @@ async function applyPlanDocument<Item extends PlanItem, Facts, Effect>(
   spec: PlanMessageSpec<Item, Facts, Effect>,
 ): Promise<ApplyOutcome> {
   const { agreementNumber, employerOrganisationNumber } = doc.header;
+  if (!isValidOrganisationNumber(employerOrganisationNumber)) {
+    return rejectDocument(
+      'ORGANISATION_NUMBER_INVALID',
+      `EmployerOrganisationNumber ${employerOrganisationNumber} is not an organisation number: its check digit (or its group digit) is wrong.`,
+    );
+  }
   const agreement = await findAgreement(context.tx, agreementNumber);
   if (!agreement) {
     return rejectDocument('AGREEMENT_UNKNOWN', `Agreement ${agreementNumber} is not known.`);
