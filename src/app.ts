@@ -38,6 +38,7 @@ import { applyMessages } from './pipeline/apply.stage.ts';
 import { deliverResponses } from './pipeline/deliver.stage.ts';
 import type { Counterparty, PipelineDeps } from './pipeline/pipeline-deps.ts';
 import { buildHttpServer } from './http/server.ts';
+import { gatewayLoggerOptions } from './cli/gateway-logger.ts';
 import { SsekDirectory } from './channels/ssek/ssek-parties.ts';
 import { createSsekPushChannel } from './channels/ssek/ssek-push.channel.ts';
 import { CalendarScheduler } from './pipeline/calendar.scheduler.ts';
@@ -84,7 +85,7 @@ export interface Gateway {
 }
 
 export async function openGateway(config: Readonly<GatewayConfig>, options: GatewayOptions): Promise<Gateway> {
-  const log = options.log ?? pino({ level: config.logLevel });
+  const log = options.log ?? pino(gatewayLoggerOptions(config.logLevel));
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const closers: (() => Promise<unknown>)[] = [];
