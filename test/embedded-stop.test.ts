@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import { freePort } from '../src/pipeline/embedded-redis.ts';
+import { runCliToEnd } from './support/processes.ts';
 
 interface Started {
   readonly child: ChildProcess;
@@ -87,6 +88,10 @@ test('on the embedded defaults the gateway idles under 300 MB resident (370 MB r
   t.diagnostic(`idle RSS ${rssMb.toFixed(0)} MB (${code})`);
   // Run from the sources, tsx's compiler adds about 70 MB (docs/performance.md).
   assert.ok(rssMb < (code === 'compiled' ? 300 : 370), `idle RSS ${rssMb.toFixed(0)} MB (${code})`);
+  // A second process on the same embedded database is refused at once, naming the first.
+  const second = await runCliToEnd(['--demo', 'migrate'], { DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', DEPOT_GATEWAY_CONFIG: '' });
+  assert.equal(second.code, 2, second.stderr);
+  assert.match(second.stderr, new RegExp(`DATA_FOLDER_IN_USE: .* in use by process ${gateway.pid} `));
   const ms = await stopGroupWithin(gateway, 10_000);
   t.diagnostic(`stopped ${ms} ms after SIGTERM to its group`);
 });

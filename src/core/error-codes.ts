@@ -103,6 +103,7 @@ export const ERROR_CODES = {
   // System.
   DATABASE_UNAVAILABLE: { scope: 'system', httpStatus: 503, retryable: true, message: 'The database cannot be reached.' },
   QUEUE_UNAVAILABLE: { scope: 'system', httpStatus: 503, retryable: true, message: 'The queue (Redis) cannot be reached.' },
+  DATA_FOLDER_IN_USE: { scope: 'system', httpStatus: 503, retryable: false, message: 'Another process uses the embedded database in this data folder.' },
   DELIVERY_FAILED: { scope: 'system', httpStatus: 502, retryable: true, message: 'The response could not be delivered to the counterparty.' },
   SFTP_HOST_KEY_MISMATCH: { scope: 'system', httpStatus: 502, retryable: false, message: "The counterparty's SFTP server presented a host key other than the pinned one." },
   WAITING_FOR_PREDECESSOR: { scope: 'system', httpStatus: 409, retryable: true, message: 'An earlier document for the same agreement is not yet applied.' },

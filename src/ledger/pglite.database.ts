@@ -4,6 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { GatewayError } from '../core/gateway-error.ts';
 import type { Database } from './database.ts';
+import { acquireProcessLock } from './process-lock.ts';
 
 type PgliteQueryable = Pick<PGlite, 'query'>;
 
@@ -33,10 +34,18 @@ const WASM_FLAGS = '--liftoff-only';
  */
 export async function openPgliteDatabase(folder?: string): Promise<Database> {
   setFlagsFromString(WASM_FLAGS);
-  if (folder) await ensureCluster(folder);
-  const startParams = [...PGLITE_START_PARAMS];
-  const db = folder ? new PGlite(folder, { startParams }) : new PGlite({ startParams });
-  await db.waitReady;
+  // Two processes on one folder each believe they own it, and one's writes are lost.
+  const lock = folder ? acquireProcessLock(`${folder}.lock`, `The embedded database ${folder}`) : undefined;
+  let db: PGlite;
+  try {
+    if (folder) await ensureCluster(folder);
+    const startParams = [...PGLITE_START_PARAMS];
+    db = folder ? new PGlite(folder, { startParams }) : new PGlite({ startParams });
+    await db.waitReady;
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   return {
     kind: 'pglite',
     async query<Row>(text: string, params?: readonly unknown[]) {
@@ -56,7 +65,13 @@ export async function openPgliteDatabase(folder?: string): Promise<Database> {
           copyFrom: (statement: string, chunks: AsyncIterable<string>) => copyInto(tx, statement, chunks),
         }),
       ),
-    close: () => db.close(),
+    close: async () => {
+      try {
+        await db.close();
+      } finally {
+        lock?.release();
+      }
+    },
   };
 }
 
