@@ -1,7 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { appendFile, mkdtemp, readFile, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { appendFile, lstat, mkdir, mkdtemp, readFile, readdir, readlink, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,6 +13,7 @@ import {
   FolderOutbox,
   ensureCounterpartyFolders,
   isTemporaryName,
+  type FolderChannelLog,
   type FolderChannelOptions,
   type FolderCounterparty,
 } from '../src/channels/folder.channel.ts';
@@ -30,6 +32,8 @@ interface Handover {
   readonly envelope: Envelope;
   /** Whether the file was still in the inbox while intake had it (nothing leaves before commit). */
   readonly fileInInbox: boolean;
+  /** For content handed over by path: what reading that path gave while intake had it. */
+  readonly bytesAtPath?: Buffer;
 }
 
 /** Records envelopes; answers DOCUMENT_TOO_LARGE for file content, as intake does. */
@@ -42,8 +46,9 @@ class RecordingIntake implements IntakePort {
     this.attempts += 1;
     const fileInInbox = existsSync(join(folderOf(envelope), 'inbox', envelope.externalId));
     if (this.failing) throw new Error('database unavailable');
+    const bytesAtPath = 'path' in envelope.content ? await readFile(envelope.content.path) : undefined;
     await sleep(5); // a commit takes a moment; the file must stay put meanwhile
-    this.handovers.push({ envelope, fileInInbox });
+    this.handovers.push({ envelope, fileInInbox, ...(bytesAtPath ? { bytesAtPath } : {}) });
     const messageId = `01TEST${String(this.handovers.length).padStart(4, '0')}`;
     return 'path' in envelope.content
       ? { messageId, status: 'rejected', errorCode: 'DOCUMENT_TOO_LARGE' }
@@ -106,6 +111,12 @@ async function listFiles(root: string): Promise<string[]> {
     .filter((e) => e.isFile())
     .map((e) => relative(root, join(e.parentPath, e.name)))
     .sort();
+}
+
+/** A log that keeps its warnings. */
+function recordingLog(): FolderChannelLog & { readonly warnings: { obj: Record<string, unknown>; msg: string }[] } {
+  const warnings: { obj: Record<string, unknown>; msg: string }[] = [];
+  return { warnings, info() {}, error() {}, warn: (obj, msg) => warnings.push({ obj: obj as Record<string, unknown>, msg: msg ?? '' }) };
 }
 
 function bytesOf(handover: Handover | undefined): Buffer {
@@ -248,7 +259,13 @@ describe('FolderInboxWatcher', () => {
     const setAsidePath = join(cp.folder, 'rejected', 'holdings.xml');
     await waitFor(() => existsSync(setAsidePath), 'the large file to be set aside');
     const [handover] = intake.handovers;
-    assert.deepEqual(handover?.envelope.content, { path: inboxPath, setAsidePath });
+    const content = handover?.envelope.content;
+    assert.ok(content && 'path' in content, 'handed over by path');
+    assert.equal(content.setAsidePath, setAsidePath);
+    // On Linux the path names the descriptor the watcher opened: it reads the file that was checked.
+    if (process.platform === 'linux') assert.match(content.path, /^\/proc\/self\/fd\/\d+$/);
+    else assert.equal(content.path, inboxPath);
+    assert.deepEqual(handover?.bytesAtPath, body);
     assert.equal(handover?.fileInInbox, true);
     assert.deepEqual(await readFile(setAsidePath), body);
     assert.deepEqual(await listFiles(cp.folder), [join('rejected', 'holdings.xml')]);
@@ -272,6 +289,67 @@ describe('FolderInboxWatcher', () => {
     assert.deepEqual(intake.names(), ['retry.xml']);
     assert.equal(bytesOf(intake.handovers[0]).toString(), 'retry me');
     assert.deepEqual(await readdir(join(cp.folder, 'inbox')), []);
+  });
+
+  test('a symbolic link, a FIFO or a folder in the inbox is not taken: it goes to rejected/ as it is, logged once, and the file after it is taken', async (t) => {
+    const cp = await makeCounterparty(t);
+    const outside = await mkdtemp(join(tmpdir(), 'dg-outside-'));
+    t.after(() => rm(outside, { recursive: true, force: true }));
+    const secret = join(outside, 'secret.xml');
+    await writeFile(secret, '<secret/>');
+    const intake = new RecordingIntake();
+    const log = recordingLog();
+    const watcher = await startWatcher(t, cp, intake, { log, rescanEveryMs: 100 });
+    const inbox = join(cp.folder, 'inbox');
+    await symlink(secret, join(inbox, 'link.xml'));
+    execFileSync('mkfifo', [join(inbox, 'pipe.xml')]);
+    await mkdir(join(inbox, 'folder.xml'));
+    await sleep(300); // a few rescans
+    await writeFile(join(inbox, 'after.xml'), 'after');
+
+    await waitFor(() => intake.handovers.length === 1 && existsSync(join(cp.folder, 'archive', '2026-03-14', '01TEST0001-after.xml')), 'the file after them to be taken');
+    await watcher.idle();
+    assert.deepEqual(intake.names(), ['after.xml']);
+    assert.deepEqual(await readdir(inbox), []);
+    const rejected = join(cp.folder, 'rejected');
+    assert.deepEqual((await readdir(rejected)).sort(), ['folder.xml', 'link.xml', 'pipe.xml']);
+    assert.equal(await readlink(join(rejected, 'link.xml')), secret, 'the link moved as it is');
+    assert.equal((await lstat(join(rejected, 'pipe.xml'))).isFIFO(), true);
+    assert.equal((await lstat(join(rejected, 'folder.xml'))).isDirectory(), true);
+    assert.equal(await readFile(secret, 'utf8'), '<secret/>');
+    assert.deepEqual(
+      log.warnings.map((w) => [w.obj.kind, w.obj.target]).sort(),
+      [['FIFO', join(rejected, 'pipe.xml')], ['folder', join(rejected, 'folder.xml')], ['symbolic link', join(rejected, 'link.xml')]],
+    );
+  });
+
+  test('an entry that is not a regular file and cannot be moved to rejected/ stays, logged once however often the inbox is listed', async (t) => {
+    const cp = await makeCounterparty(t);
+    const outside = await mkdtemp(join(tmpdir(), 'dg-outside-'));
+    t.after(() => rm(outside, { recursive: true, force: true }));
+    await writeFile(join(outside, 'secret.xml'), '<secret/>');
+    const intake = new RecordingIntake();
+    const log = recordingLog();
+    await startWatcher(t, cp, intake, { log, rescanEveryMs: 50 });
+    // rejected/ made a regular file: nothing can be moved into it.
+    await rm(join(cp.folder, 'rejected'), { recursive: true });
+    await writeFile(join(cp.folder, 'rejected'), 'not a folder');
+    const link = join(cp.folder, 'inbox', 'link.xml');
+    await symlink(join(outside, 'secret.xml'), link);
+
+    await waitFor(() => log.warnings.length === 1, 'the link to be refused');
+    await sleep(600); // a dozen rescans, each finding the link again
+    assert.equal(log.warnings.length, 1);
+    assert.match(log.warnings[0]!.msg, /symbolic link.*stays in the inbox/);
+    assert.equal((await lstat(link)).isSymbolicLink(), true);
+    assert.equal(intake.attempts, 0);
+
+    // A regular file under that name later is taken.
+    await rm(link);
+    await sleep(150);
+    await writeFile(link, 'a file now');
+    await waitFor(() => intake.handovers.length === 1, 'the regular file to be taken');
+    assert.equal(bytesOf(intake.handovers[0]).toString(), 'a file now');
   });
 
   test('never more than maxInFlight files are being taken; each counterparty\'s files reach intake oldest first, the counterparties side by side', async (t) => {

@@ -1,5 +1,5 @@
 import { watch, type FSWatcher, type Stats } from 'node:fs';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import type { Envelope, IntakeOutcome, IntakePort } from './envelope.ts';
 import { WaitingFiles, type Look } from './inbox-turn.ts';
@@ -19,6 +19,12 @@ import { counterpartySubfolder, ensureCounterpartyFolders, isTemporaryName, type
  *   be moved is reported once and tried again at every rescan.
  * - Temporary names (see `isTemporaryName`) are never taken, and a file is taken only
  *   once its size and mtime have been unchanged for `stableMs`.
+ * - Only regular files are taken. An entry is looked at without following it (lstat)
+ *   and opened with O_NOFOLLOW (and O_NONBLOCK, so a FIFO never blocks), so a symbolic
+ *   link, also one swapped in after the look, is never read through: the sender of a
+ *   link would have the gateway ingest any file it can read. A link, FIFO, socket,
+ *   device or folder goes to rejected/ untouched (kept as it is, never opened), logged
+ *   once; one that cannot be moved stays, logged once while it does.
  * - The same file is never with intake twice at once; at most `maxInFlight` files are
  *   with intake, shared among the counterparties that have files waiting.
  * - Each counterparty's files reach intake in arrival order, oldest (mtime, then name)
@@ -28,7 +34,9 @@ import { counterpartySubfolder, ensureCounterpartyFolders, isTemporaryName, type
  *   records them, and documents for the same agreement are applied in that order, so an
  *   employer that drops a purchase and then a billing stop for the new insurance gets
  *   them applied in that order.
- * - A file larger than `maxDocumentBytes` is never read into memory.
+ * - A file larger than `maxDocumentBytes` is never read into memory. Intake reads it
+ *   through the descriptor the watcher opened (`/proc/self/fd/<n>` where the system
+ *   has it), so it reads the file that was checked, not whatever the name holds later.
  *
  * How files are noticed: each inbox is watched with the operating system's own change
  * notification (`fs.watch`: inotify on Linux), which names the file that changed; the
@@ -38,7 +46,7 @@ import { counterpartySubfolder, ensureCounterpartyFolders, isTemporaryName, type
  * listed per change, so a full inbox costs no more per file than an empty one.
  *
  * How files are looked at: the names reported in one turn of the event loop are looked
- * at (stat) together, and each file again when it could first be stable — every
+ * at (lstat) together, and each file again when it could first be stable — every
  * `pollIntervalMs` while it is still changing — so a complete file costs two looks. The
  * looks, reads and moves are synchronous calls made in batches: for the small files of
  * a local inbox they cost far less than a thread-pool round trip each.
@@ -82,6 +90,8 @@ interface Inbox {
   readonly taking: Set<string>;
   /** Names just moved out of the inbox: the notification of that move is not a new file. */
   readonly moved: Set<string>;
+  /** Entries refused (not regular files) that could not be moved to rejected/: logged once while they stay. */
+  readonly refused: Set<string>;
   watcher?: FSWatcher;
 }
 
@@ -120,7 +130,7 @@ export class FolderInboxWatcher {
     if (!(this.#options.maxInFlight >= 1)) throw new RangeError('maxInFlight must be at least 1');
     if (!(this.#options.rescanEveryMs > 0)) throw new RangeError('rescanEveryMs must be positive');
     this.#inboxes = this.#options.counterparties.map((counterparty) => ({
-      counterparty, path: counterpartySubfolder(counterparty.folder, 'inbox'), archive: counterpartySubfolder(counterparty.folder, 'archive'), noticed: new Set(), waiting: new WaitingFiles(), taking: new Set(), moved: new Set(),
+      counterparty, path: counterpartySubfolder(counterparty.folder, 'inbox'), archive: counterpartySubfolder(counterparty.folder, 'archive'), noticed: new Set(), waiting: new WaitingFiles(), taking: new Set(), moved: new Set(), refused: new Set(),
     }));
   }
 
@@ -207,9 +217,11 @@ export class FolderInboxWatcher {
         const stats = statOf(pathIn(inbox.path, look.name), inbox, this.#options.log);
         // Gone (taken, or removed by its sender), not a file, or not readable (the rescan tries again).
         if (stats === undefined || !stats.isFile()) {
+          if (stats !== undefined) this.#refuse(inbox, look.name, kindOf(stats));
           inbox.waiting.remove(look);
           continue;
         }
+        inbox.refused.delete(look.name);
         const changed = look.size >= 0 && (stats.size !== look.size || stats.mtimeMs !== look.mtimeMs);
         if (changed) look.unchangedSince = now;
         look.size = stats.size;
@@ -263,11 +275,21 @@ export class FolderInboxWatcher {
 
   /** One turn: the files read, handed to intake together, and each moved out of the inbox once recorded. */
   async #take(inbox: Inbox, turn: readonly Look[]): Promise<void> {
+    // Descriptors of the large files, which intake reads through them: closed once the turn is done.
+    const held: number[] = [];
+    try {
+      await this.#takeHolding(inbox, turn, held);
+    } finally {
+      for (const fd of held) closeSync(fd);
+    }
+  }
+
+  async #takeHolding(inbox: Inbox, turn: readonly Look[], held: number[]): Promise<void> {
     const { counterparty } = inbox;
     const envelopes: Envelope[] = [];
     for (const look of turn) {
-      const content = this.#readContent(inbox, look);
-      if (content === undefined) continue; // gone since it was looked at
+      const content = this.#readContent(inbox, look, held);
+      if (content === undefined) continue; // gone since it was looked at, or not a regular file
       const name = look.name;
       envelopes.push({ channel: 'folder', counterpartyId: counterparty.id, externalId: name, receivedAt: this.#options.clock(), content, metadata: { fileName: name }, inboxFile: true });
     }
@@ -318,22 +340,68 @@ export class FolderInboxWatcher {
     if (first) this.#options.log.error({ err: error, messageId, ...where }, 'recorded inbox file cannot be moved out of the inbox; it is not answered again, and every rescan tries the move again');
   }
 
-  /** The file's bytes, or for one over the size limit where it goes instead; undefined when it is gone. */
-  #readContent(inbox: Inbox, look: Look): Envelope['content'] | undefined {
+  /**
+   * The file's bytes, or for one over the size limit a path to its open descriptor (added
+   * to `held`) and where it goes instead; undefined when it is gone or not a regular file
+   * (refused). Opened without following a link, and without waiting for a FIFO's writer.
+   */
+  #readContent(inbox: Inbox, look: Look, held: number[]): Envelope['content'] | undefined {
     const { maxDocumentBytes, clock } = this.#options;
     const path = pathIn(inbox.path, look.name);
-    if (look.size <= maxDocumentBytes) {
-      let bytes: Buffer;
-      try {
-        bytes = readFileSync(path);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw error;
+    let fd: number;
+    try {
+      fd = openSync(path, OPEN_FLAGS);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return undefined;
+      // O_NOFOLLOW refuses a symbolic link put in place since the look.
+      if (code === 'ELOOP') {
+        this.#refuse(inbox, look.name, 'symbolic link');
+        return undefined;
       }
-      if (bytes.byteLength <= maxDocumentBytes) return { bytes };
-      // It grew between the look and the read: treat it as the large file it now is.
+      throw error;
     }
-    return { path, setAsidePath: setAsidePath(inbox.counterparty, look.name, clock()) };
+    let keep = false;
+    try {
+      const stats = fstatSync(fd);
+      if (!stats.isFile()) {
+        this.#refuse(inbox, look.name, kindOf(stats));
+        return undefined;
+      }
+      if (stats.size <= maxDocumentBytes) {
+        const bytes = readFileSync(fd);
+        if (bytes.byteLength <= maxDocumentBytes) return { bytes };
+        // It grew between the look and the read: treat it as the large file it now is.
+      }
+      keep = true;
+      held.push(fd);
+      return { path: descriptorPath(fd) ?? path, setAsidePath: setAsidePath(inbox.counterparty, look.name, clock()) };
+    } finally {
+      if (!keep) closeSync(fd);
+    }
+  }
+
+  /**
+   * An inbox entry that is not a regular file is not taken: it goes to rejected/ as it
+   * is (a link is moved, not followed; a FIFO is never opened), logged once. One that
+   * cannot be moved stays in the inbox, logged once while it does.
+   */
+  #refuse(inbox: Inbox, name: string, kind: string): void {
+    if (inbox.refused.has(name)) return;
+    const { counterparty } = inbox;
+    const path = pathIn(inbox.path, name);
+    let target: string;
+    try {
+      target = setAsidePath(counterparty, name, this.#options.clock());
+      renameInto(path, target);
+    } catch (error) {
+      if (lstatSync(path, { throwIfNoEntry: false }) === undefined) return; // removed by its sender meanwhile
+      inbox.refused.add(name);
+      this.#options.log.warn({ err: error, counterpartyId: counterparty.id, path, kind }, `inbox entry is a ${kind}, not a regular file: not taken, and it cannot be moved to rejected/, so it stays in the inbox`);
+      return;
+    }
+    inbox.moved.add(name);
+    this.#options.log.warn({ counterpartyId: counterparty.id, path, kind, target }, `inbox entry is a ${kind}, not a regular file: not taken, moved to rejected/`);
   }
 
   #scheduleRescan(): void {
@@ -361,6 +429,9 @@ export class FolderInboxWatcher {
       for (const name of names) {
         if (!isTemporaryName(name) && !inbox.taking.has(name) && !inbox.waiting.has(name)) inbox.noticed.add(name);
       }
+      // A refused entry gone and back is logged again.
+      const present = new Set(names);
+      for (const name of inbox.refused) if (!present.has(name)) inbox.refused.delete(name);
     }
   }
 
@@ -381,9 +452,30 @@ function pathIn(folder: string, name: string): string {
   return `${folder}${sep}${name}`;
 }
 
+/** How inbox files are opened: read only, never through a link, never waiting for a FIFO's writer or taking a terminal. */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
+
+/** Where the system names open descriptors as files (Linux): opening one there opens that very file. */
+const DESCRIPTOR_FOLDER = existsSync('/proc/self/fd') ? '/proc/self/fd' : undefined;
+
+function descriptorPath(fd: number): string | undefined {
+  return DESCRIPTOR_FOLDER === undefined ? undefined : `${DESCRIPTOR_FOLDER}/${fd}`;
+}
+
+/** What an inbox entry that is not a regular file is, in words for the log. */
+function kindOf(stats: Stats): string {
+  if (stats.isSymbolicLink()) return 'symbolic link';
+  if (stats.isDirectory()) return 'folder';
+  if (stats.isFIFO()) return 'FIFO';
+  if (stats.isSocket()) return 'socket';
+  if (stats.isBlockDevice() || stats.isCharacterDevice()) return 'device';
+  return 'special file';
+}
+
+/** The entry itself, a link not followed. */
 function statOf(path: string, inbox: Inbox, log: FolderChannelLog): Stats | undefined {
   try {
-    return statSync(path, { throwIfNoEntry: false });
+    return lstatSync(path, { throwIfNoEntry: false });
   } catch (error) {
     log.warn({ err: error, counterpartyId: inbox.counterparty.id, path }, 'cannot look at an inbox file; the rescan tries again');
     return undefined;
@@ -394,7 +486,7 @@ function statOf(path: string, inbox: Inbox, log: FolderChannelLog): Stats | unde
 function setAsidePath(counterparty: FolderCounterparty, name: string, at: Date): string {
   const rejected = counterpartySubfolder(counterparty.folder, 'rejected');
   const plain = join(rejected, name);
-  if (statSync(plain, { throwIfNoEntry: false }) === undefined) return plain;
+  if (lstatSync(plain, { throwIfNoEntry: false }) === undefined) return plain;
   return join(rejected, `${at.toISOString().replace(/[:.]/g, '-')}-${name}`);
 }
 

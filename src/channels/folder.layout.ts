@@ -8,7 +8,8 @@ import { join, resolve } from 'node:path';
  *     <folder>/inbox      the counterparty drops documents here; we take them
  *     <folder>/outbox     we write responses and outgoing documents here
  *     <folder>/archive    taken files, as archive/<YYYY-MM-DD>/<messageId>-<name>
- *     <folder>/rejected   files intake refused to read (too large), kept as promised
+ *     <folder>/rejected   files intake refused to read (too large), kept as promised, and
+ *                         inbox entries that are not regular files (links, FIFOs …), never opened
  */
 
 /** A counterparty reached through a local folder. */
