@@ -115,3 +115,15 @@ test('with its redis-server killed first, SIGTERM to the group still stops the g
   assert.equal(isRunning(gateway.redisPid), false, 'no redis-server of the gateway is left running');
   assert.match(gateway.output(), /"msg":"(stopped|stopping took too long[^"]*)"/, 'the gateway says how it stopped');
 });
+
+test('a gateway killed with SIGKILL leaves its redis-server behind; the next start on the data folder stops it and takes over the database', async (t) => {
+  const killed = await startGateway();
+  process.kill(killed.pid, 'SIGKILL');
+  await killed.exited;
+  assert.equal(isRunning(killed.redisPid), true, 'a SIGKILL gives the gateway no chance to stop its redis-server');
+  const next = await startGateway();
+  assert.notEqual(next.redisPid, killed.redisPid);
+  assert.equal(isRunning(killed.redisPid), false, 'the left-over redis-server was stopped by the next start');
+  const ms = await stopGroupWithin(next, 10_000);
+  t.diagnostic(`restarted over a killed gateway; stopped ${ms} ms after SIGTERM`);
+});

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -29,10 +29,12 @@ export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis
   }
   const dir = join(dataDir, 'redis');
   mkdirSync(dir, { recursive: true });
+  const pidFile = join(dir, 'redis-server.pid');
+  await stopLeftover(pidFile);
   const port = await freePort();
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', join(dir, 'redis.log')],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', join(dir, 'redis.log'), '--pidfile', pidFile],
     { stdio: 'ignore' },
   );
   const url = `redis://127.0.0.1:${port}`;
@@ -51,6 +53,37 @@ export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * A gateway killed with SIGKILL (or by the OOM killer) cannot stop its redis-server,
+ * which then runs on with no one using it; each later start would add another. The
+ * pid file names it: a redis-server whose parent is no longer a depot-gateway is such
+ * a leftover and is stopped (SIGTERM, then SIGKILL after STOP_GRACE_MS).
+ */
+async function stopLeftover(pidFile: string): Promise<void> {
+  if (!existsSync(pidFile)) return;
+  const pid = Number.parseInt(readFileSync(pidFile, 'utf8').trim(), 10);
+  if (!Number.isInteger(pid) || pid <= 0 || procText(pid, 'comm') !== 'redis-server') return;
+  const parent = Number(/^PPid:\s+(\d+)$/m.exec(procText(pid, 'status') ?? '')?.[1]);
+  if (parent > 1 && (procText(parent, 'cmdline') ?? '').includes('depot-gateway')) return; // another gateway's, in use
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + STOP_GRACE_MS;
+  while (procText(pid, 'comm') === 'redis-server' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (procText(pid, 'comm') === 'redis-server') process.kill(pid, 'SIGKILL');
+}
+
+/** /proc/<pid>/<name> as text (NULs as spaces), or undefined when there is no such process (or no /proc). */
+function procText(pid: number, name: string): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/${name}`, 'utf8').replace(/\0/g, ' ').trim();
+  } catch {
+    return undefined;
+  }
 }
 
 /** A TCP port on 127.0.0.1 that nothing listens on right now. */
