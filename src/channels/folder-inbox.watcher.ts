@@ -383,7 +383,7 @@ export class FolderInboxWatcher {
 
   /**
    * An inbox entry that is not a regular file is not taken: it goes to rejected/ as it
-   * is (a link is moved, not followed; a FIFO is never opened), logged once. One that
+   * is (a link is moved, not followed; a FIFO is never read), logged once. One that
    * cannot be moved stays in the inbox, logged once while it does.
    */
   #refuse(inbox: Inbox, name: string, kind: string): void {
