@@ -228,6 +228,13 @@ describe('SSEK endpoint over HTTP, senders identified by their signatures', () =
     assert.doesNotMatch(refused.body, /root:/);
     const notSoap = await curl(url, '<Envelope/>');
     assert.equal(faultcodeOf(notSoap.body), 'soap:Client');
+    // JSON, broken or not, is told what to send rather than answered by a JSON parser.
+    for (const body of ['{"ChangeFee":', '{"ChangeFee": {}}']) {
+      const { stdout } = await run('curl', ['-s', '-X', 'POST', '-H', 'Content-Type: application/json', '--data-binary', body, '-w', '\n%{http_code}', url]);
+      assert.match(stdout, /\n500$/);
+      assert.equal(faultcodeOf(stdout), 'soap:Client', stdout);
+      assert.match(stdout, /Send the SOAP envelope as text\/xml or application\/soap\+xml, not application\/json\./);
+    }
   });
 
   test('a repeated TxId with the same body returns the original answer and applies nothing again; another body is TxIdAlreadyReceived', async () => {

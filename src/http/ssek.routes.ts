@@ -27,6 +27,9 @@ export interface SsekRouteOptions {
   readonly directory: SsekDirectory;
 }
 
+/** What a SOAP 1.1 envelope may be sent as (SSEK; application/soap+xml is SOAP 1.2's, accepted too). */
+const SOAP_CONTENT_TYPES = ['text/xml', 'application/soap+xml', 'application/xml'];
+
 /** Room for the envelope and its header around a document of the largest size. */
 const ENVELOPE_ALLOWANCE = 256 * 1024;
 
@@ -41,7 +44,10 @@ export async function registerSsekRoutes(app: FastifyInstance, options: SsekRout
     return type ? [{ name, responseName: type.responseName }] : [];
   });
   await app.register(async (ssek) => {
-    ssek.addContentTypeParser('application/soap+xml', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    // Every body is taken as bytes here, whatever its content type says: a sender posting
+    // JSON or a form gets a SOAP fault telling it what to send, not a JSON parser's error.
+    ssek.removeAllContentTypeParsers();
+    ssek.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
     ssek.setErrorHandler((error, _request, reply) => sendFault(reply, error instanceof GatewayError ? error : edgeError(error as { statusCode?: number; message: string })));
 
     ssek.get('/ssek', async (request, reply) => {
@@ -52,7 +58,10 @@ export async function registerSsekRoutes(app: FastifyInstance, options: SsekRout
     });
 
     ssek.post('/ssek', { bodyLimit: config.limits.maxDocumentBytes + ENVELOPE_ALLOWANCE }, async (request, reply) => {
-      if (!Buffer.isBuffer(request.body)) throw new GatewayError('SSEK_ENVELOPE_INVALID', 'Send the SOAP envelope as text/xml or application/soap+xml.');
+      const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (!Buffer.isBuffer(request.body) || !SOAP_CONTENT_TYPES.includes(contentType)) {
+        throw new GatewayError('SSEK_ENVELOPE_INVALID', `Send the SOAP envelope as text/xml or application/soap+xml${contentType ? `, not ${contentType}` : ''}.`);
+      }
       try {
         const answer = await handleSsekRequest(endpoint, request.body, clientCertificateOf(request));
         return await reply.type('text/xml; charset=utf-8').send(answer);
