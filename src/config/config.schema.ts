@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isSecretHash } from './secret-hash.ts';
+import { isValidOrganisationNumber } from '../core/identifiers.ts';
 
 /**
  * The configuration schema. Every setting has a default that works on one machine;
@@ -20,6 +21,9 @@ const secretHash = z.string().refine(isSecretHash, 'a hash made by `depot-gatewa
 /** Exactly one of a password's two forms. */
 const onePassword = (credentials: { password?: string | undefined; passwordHash?: string | undefined }) => (credentials.password === undefined) !== (credentials.passwordHash === undefined);
 const onePasswordMessage = 'set passwordHash (made by `depot-gateway hash-secret`), or password on a loopback host only: one of the two';
+
+/** A Swedish organisation number: 10 digits whose check digit (and group digit) are right. */
+const organisationNumber = z.string().regex(/^\d{10}$/, '10 digits without hyphen').refine(isValidOrganisationNumber, 'not an organisation number: its check digit (or its group digit) is wrong');
 
 const emailAddress = z.string().regex(/^[^@\s]+@[^@\s]+$/, 'an e-mail address');
 
@@ -50,7 +54,7 @@ export const remoteSftpSchema = z.strictObject({
 export const counterpartySchema = z.strictObject({
   id: identifier,
   name: z.string().min(1),
-  organisationNumber: z.string().regex(/^\d{10}$/, '10 digits without hyphen'),
+  organisationNumber: organisationNumber,
   role: z.enum(counterpartyRoles),
   /** Folder holding inbox/, outbox/, archive/ and rejected/; default <dataDir>/counterparties/<id>. */
   folder: z.string().min(1).optional(),
@@ -115,7 +119,7 @@ const apiClientSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     id: identifier,
     kind: z.literal('advisor-firm'),
-    organisationNumber: z.string().regex(/^\d{10}$/, '10 digits without hyphen'),
+    organisationNumber: organisationNumber,
     secretHash,
   }),
   z.strictObject({
@@ -282,7 +286,7 @@ export const configSchema = z.strictObject({
   /** The SSEK endpoint (POST /ssek on the api port). */
   ssek: z.strictObject({
     /** The insurer's organisation number: the ReceiverId (type ORGNR) senders address, and our SenderId on pushes. */
-    organisationNumber: z.string().regex(/^\d{10}$/, '10 digits without hyphen').default('5560360793'),
+    organisationNumber: organisationNumber.default('5560360793'),
     /** Further ReceiverIds accepted as the insurer. */
     receiverIds: z.array(ssekPartyIdSchema).default([]),
     /**

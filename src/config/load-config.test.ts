@@ -28,3 +28,10 @@ test('an SSEK counterparty needs a client certificate (asked for through ssek.tl
   const signed = parseConfig({ counterparties: [counterparty('signing-employer', '5561234567', { signingCertificatePath: '/etc/signing.pem' })] });
   assert.equal(signed.counterparties[0]?.ssek?.signingCertificatePath, '/etc/signing.pem');
 });
+
+test('an organisation number in the configuration must pass its check digit, as one in a document must', () => {
+  const counterparty = { id: 'typo-employer', name: 'Typo AB', organisationNumber: '5561234568', role: 'employer' };
+  assert.throws(() => parseConfig({ counterparties: [counterparty] }), /counterparties\.0\.organisationNumber: not an organisation number: its check digit \(or its group digit\) is wrong/);
+  assert.throws(() => parseConfig({ ssek: { organisationNumber: '4560360793' } }), /ssek\.organisationNumber: not an organisation number/);
+  assert.equal(parseConfig({ counterparties: [{ ...counterparty, organisationNumber: '5561234567' }] }).counterparties[0]?.organisationNumber, '5561234567');
+});
