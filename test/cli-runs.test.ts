@@ -1,12 +1,14 @@
 /**
  * The operator's commands run as an operator runs them (a child process, a config
  * file, real PostgreSQL): `migrate` on an empty database and again, `debit-run` that
- * delivers a custodian's DebitAccounts and makes nothing new when repeated, `payout-run`
- * on a month with nothing in payout, and `replay` of an id that does not exist.
+ * delivers a custodian's DebitAccounts and makes nothing new when repeated, `debit-run`
+ * whose outbox cannot be written (the run stored, the recorded file delivered by the
+ * repeat), `payout-run` on a month with nothing in payout, and `replay` of an id that
+ * does not exist.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -77,6 +79,30 @@ describe('operator commands', () => {
     const bad = await cli('debit-run', '--year', '2026', '--quarter', '5');
     assert.equal(bad.code, 2, 'a quarter that does not exist is a usage error');
     assert.notEqual(bad.stderr, '');
+  });
+
+  test('debit-run whose outbox cannot be written stores the run and exits 2; the repeat delivers the file it stored', async () => {
+    await sql(`INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
+               SELECT account_number, '2026-03-31', 5000, 95000, 100000, 1, 'cli-runs-test' FROM custody_accounts WHERE custodian_id = 'demo-custodian'`);
+    const outbox = join(folder, 'data', 'counterparties', 'demo-custodian', 'outbox');
+    // A folder where the file should go: the file cannot be written.
+    const blocker = join(outbox, 'debit-run-2026-Q2.DebitAccounts.xml');
+    await mkdir(blocker);
+    const failed = await cli('debit-run', '--year', '2026', '--quarter', '2', '--json').finally(() => rm(blocker, { recursive: true }));
+    assert.equal(failed.code, 2, failed.stderr);
+    assert.match(failed.stderr, /DELIVERY_FAILED: .*DA-2026-Q2-demo-custodian not delivered .*The run is stored/);
+    const outcome = JSON.parse(failed.stdout) as { created: { documentId: string; fileName: string }[]; delivered: unknown[]; undelivered: string[] };
+    assert.deepEqual([outcome.created.map((c) => c.documentId), outcome.delivered, outcome.undelivered], [['DA-2026-Q2-demo-custodian'], [], ['DA-2026-Q2-demo-custodian']]);
+    const [stored] = await sql<{ file_name: string; body: string; lines: number }>(
+      `SELECT file_name, body, (SELECT count(*)::int FROM debit_lines WHERE run_key = '2026-Q2') AS lines FROM outgoing_documents WHERE document_id = 'DA-2026-Q2-demo-custodian'`,
+    );
+    assert.equal(stored?.file_name, 'debit-run-2026-Q2.DebitAccounts.xml');
+    assert.ok(stored!.lines > 0, 'the debits are stored');
+
+    const again = await cli('debit-run', '--year', '2026', '--quarter', '2');
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, `2026-Q2: already run for every custodian; nothing new.\ndelivered DA-2026-Q2-demo-custodian, stored by an earlier run: ${join(outbox, stored!.file_name)}\n`);
+    assert.equal(await readFile(join(outbox, stored!.file_name), 'utf8'), stored!.body, 'the file stored by the first run, not a new one');
   });
 
   test('payout-run on a month with no insurance in payout makes no document', async () => {

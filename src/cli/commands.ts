@@ -304,6 +304,9 @@ function printOutcome(result: RunOutcome, run: { dryRun?: boolean; json?: boolea
   const cells = result.created.map((c) => [c.custodianId, String(c.accounts), c.total, String(c.held.length), c.fileName ?? '-', result.delivered.find((d) => d.documentId === c.documentId)?.target ?? (run.dryRun ? '(dry run)' : '-')]);
   if (cells.length > 0) process.stdout.write(table([['CUSTODIAN', 'ACCOUNTS', 'TOTAL', 'HELD', 'FILE', 'DELIVERED TO'], ...cells]));
   for (const held of result.created.flatMap((c) => c.held)) process.stdout.write(`held: ${held.accountNumber} (${held.insuranceNumber}): ${held.reason}\n`);
+  // Files an earlier run of the key stored and could not deliver, delivered now.
+  const earlier = result.delivered.filter((d) => !result.created.some((c) => c.documentId === d.documentId));
+  for (const { documentId, target } of earlier) process.stdout.write(`delivered ${documentId}, stored by an earlier run: ${target}\n`);
   for (const document of result.documents ?? []) process.stdout.write(`\n--- ${document.custodianId}\n${document.body}`);
 }
 
