@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseConfig } from './load-config.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify as stringifyYaml } from 'yaml';
+import { loadConfig, parseConfig } from './load-config.ts';
 
 test('yield tax rates in the configuration: read per tax year, and a bad one is refused naming the setting', () => {
   const config = parseConfig({ charges: { yieldTaxRates: { 2027: { pt: '0.400', k: '1.1' } } } });
@@ -34,4 +38,31 @@ test('an organisation number in the configuration must pass its check digit, as 
   assert.throws(() => parseConfig({ counterparties: [counterparty] }), /counterparties\.0\.organisationNumber: not an organisation number: its check digit \(or its group digit\) is wrong/);
   assert.throws(() => parseConfig({ ssek: { organisationNumber: '4560360793' } }), /ssek\.organisationNumber: not an organisation number/);
   assert.equal(parseConfig({ counterparties: [{ ...counterparty, organisationNumber: '5561234567' }] }).counterparties[0]?.organisationNumber, '5561234567');
+});
+
+test('a file names every problem in one round: a mail address or SSEK SenderId given for two counterparties, and key or certificate files that cannot be read', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'dg-config-'));
+  try {
+    const file = join(folder, 'gateway.yaml');
+    writeFileSync(file, stringifyYaml({
+      counterparties: [
+        { id: 'a', name: 'A', organisationNumber: '5561234567', role: 'employer', mail: { addresses: ['hr@a.example'], trustedRelay: true }, ssek: { signingCertificatePath: join(folder, 'a-signing.pem') } },
+        { id: 'b', name: 'B', organisationNumber: '5590000013', role: 'employer', mail: { addresses: ['HR@A.example'], trustedRelay: true },
+          ssek: { senderIds: [{ type: 'ORGNR', value: '5561234567' }], signingCertificatePath: join(folder, 'b-signing.pem') } },
+        { id: 'c', name: 'C', organisationNumber: '5560000001', role: 'custodian',
+          sftp: { host: 'sftp.c.example', username: 'gw', privateKeyPath: join(folder, 'missing-key'), hostKeySha256: 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU', outboxPath: '/out', inboxPath: '/in' } },
+      ],
+    }));
+    writeFileSync(join(folder, 'a-signing.pem'), 'certificate');
+    assert.throws(() => loadConfig({ file, env: {} }), (error: Error) => {
+      assert.match(error.message, /counterparties\.1\.mail\.addresses: HR@A\.example is also an address of "a"/);
+      assert.match(error.message, /counterparties\.1\.ssek: SenderId 5561234567 \(type ORGNR\) also names "a"/);
+      assert.match(error.message, /counterparties\.1\.ssek\.signingCertificatePath: .*b-signing\.pem does not exist/);
+      assert.match(error.message, /counterparties\.2\.sftp\.privateKeyPath: .*missing-key does not exist/);
+      assert.doesNotMatch(error.message, /counterparties\.0\.ssek\.signingCertificatePath/);
+      return true;
+    });
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 });

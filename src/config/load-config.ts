@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { resolve, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
@@ -47,17 +47,21 @@ export function loadConfig(options: LoadConfigOptions = {}): Readonly<GatewayCon
     if (value !== undefined && value !== '') raw[key] = value;
   }
   Object.assign(raw, options.overrides);
-  return parseConfig(raw, file);
+  return parseConfig(raw, file, { checkFiles: true });
 }
 
-export function parseConfig(raw: unknown, source = 'configuration'): Readonly<GatewayConfig> {
+/**
+ * Validates settings against the schema, then checks what spans settings (and, with
+ * `checkFiles`, that the files they name can be read), reporting every problem at once.
+ */
+export function parseConfig(raw: unknown, source = 'configuration', options: { checkFiles?: boolean } = {}): Readonly<GatewayConfig> {
   const result = configSchema.safeParse(raw);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`);
     throw new GatewayError('CONFIG_INVALID', `${source}:\n${problems.join('\n')}`);
   }
   const config = result.data;
-  const problems = crossCheck(config);
+  const problems = [...crossCheck(config), ...(options.checkFiles ? unreadableFiles(config) : [])];
   if (problems.length > 0) throw new GatewayError('CONFIG_INVALID', `${source}:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
   return deepFreeze(config);
 }
@@ -78,9 +82,65 @@ function crossCheck(config: GatewayConfig): string[] {
       problems.push(`api.clients.${index}.counterpartyId: "${client.counterpartyId}" is not a custodian among the counterparties`);
     }
   }
+  problems.push(...sharedIdentities(config));
   problems.push(...exposedCredentialProblems(config));
   problems.push(...ssekAuthenticationProblems(config));
   problems.push(...mailAuthenticationProblems(config));
+  return problems;
+}
+
+/**
+ * What identifies a sender must name one counterparty: a mail address (case does not
+ * matter) or an SSEK SenderId (its type and value; a counterparty without senderIds is
+ * named by its organisation number) given for two would be given to whichever is found first.
+ */
+function sharedIdentities(config: GatewayConfig): string[] {
+  const problems: string[] = [];
+  const addresses = new Map<string, string>();
+  const senderIds = new Map<string, string>();
+  for (const [index, counterparty] of config.counterparties.entries()) {
+    for (const address of counterparty.mail?.addresses ?? []) {
+      const owner = addresses.get(address.toLowerCase());
+      if (owner !== undefined && owner !== counterparty.id) problems.push(`counterparties.${index}.mail.addresses: ${address} is also an address of "${owner}"`);
+      else addresses.set(address.toLowerCase(), counterparty.id);
+    }
+    if (!counterparty.ssek) continue;
+    const ids = counterparty.ssek.senderIds.length > 0 ? counterparty.ssek.senderIds : [{ type: 'ORGNR', value: counterparty.organisationNumber }];
+    for (const id of ids) {
+      const key = `${id.type.toUpperCase()}:${id.value}`;
+      const owner = senderIds.get(key);
+      if (owner !== undefined && owner !== counterparty.id) problems.push(`counterparties.${index}.ssek: SenderId ${id.value} (type ${id.type}) also names "${owner}"`);
+      else senderIds.set(key, counterparty.id);
+    }
+  }
+  return problems;
+}
+
+/** Files the configuration names (keys, certificates) that this process cannot read: found at start, not at first use. */
+function unreadableFiles(config: GatewayConfig): string[] {
+  const files: [setting: string, path: string | undefined][] = [
+    ...config.counterparties.flatMap((counterparty, index): [string, string | undefined][] => [
+      [`counterparties.${index}.sftp.privateKeyPath`, counterparty.sftp?.privateKeyPath],
+      [`counterparties.${index}.ssek.signingCertificatePath`, counterparty.ssek?.signingCertificatePath],
+    ]),
+    ['ssek.tls.certPath', config.ssek.tls?.certPath],
+    ['ssek.tls.keyPath', config.ssek.tls?.keyPath],
+    ['ssek.tls.clientCaPath', config.ssek.tls?.clientCaPath],
+    ['bankid.certPath', config.bankid?.certPath],
+    ['bankid.keyPath', config.bankid?.keyPath],
+    ['bankid.pfxPath', config.bankid?.pfxPath],
+    ['bankid.caPath', config.bankid?.caPath],
+  ];
+  const problems: string[] = [];
+  for (const [setting, path] of files) {
+    if (path === undefined) continue;
+    try {
+      accessSync(path, constants.R_OK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      problems.push(`${setting}: ${path} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code})`}`);
+    }
+  }
   return problems;
 }
 
