@@ -2,7 +2,8 @@
  * A debit run's DebitAccounts file leaves the gateway only after the run has committed,
  * through the deliver stage, as a response does: nothing is in the outbox while the
  * run's transaction is open; a delivery that fails leaves the run stored and is retried
- * by the deliver queue until the outbox takes the recorded file; and a worker killed
+ * by the deliver queue until the outbox takes the recorded file, and replayed by its id
+ * once every attempt has failed; and a worker killed
  * between the commit and the delivery leaves, after a restart, exactly one file per
  * document with the recorded bytes under the recorded name. Real PostgreSQL, Redis and
  * worker processes.
@@ -16,6 +17,7 @@ import type { Database } from '../src/ledger/database.ts';
 import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
 import { runDuePeriods, type CalendarJob } from '../src/pipeline/calendar.scheduler.ts';
 import { debitRunJob, runDepsFrom } from '../src/pipeline/debit-run.ts';
+import { replayMessage } from '../src/pipeline/replay.ts';
 import { createDemoLedgerTemplate, createTestDatabase, deleteQueues, startTestGateway, testSettings, waitFor, type TestDatabase, type TestGateway } from './support/harness.ts';
 import { runCli, writeConfigFile, type GatewayProcess } from './support/processes.ts';
 
@@ -149,6 +151,36 @@ test('an outbox that cannot be written leaves the run committed; the deliver que
     const all = await attempts(db, DOCUMENT);
     assert.deepEqual(all.at(-1), { channel: 'folder', target: join(outbox, FILE), outcome: 'delivered', error: null });
     assert.ok(all.slice(0, -1).every((attempt) => attempt.outcome === 'failed'));
+  } finally {
+    await gateway.destroy();
+  }
+});
+
+test('a document whose every attempt failed waits, like a dead response, until it is replayed by its id', async () => {
+  const gateway = await workerOnDemoLedger({ attempts: 2, backoffMs: 50 });
+  try {
+    const { db } = gateway.deps;
+    const outbox = gateway.outbox('demo-custodian');
+    await rm(outbox, { recursive: true, force: true });
+    await writeFile(outbox, 'not a folder');
+    assert.deepEqual(await runDuePeriods(db, debitRun(gateway), RUN_AT, gateway.log), ['2024-Q3']);
+    await waitFor(async () => (await gateway.queues!.counts()).deliver.failed === 1, 'the deliver job to fail for good');
+    await rm(outbox, { force: true });
+    await mkdir(outbox);
+    // The reconciler's sweeps (every 500 ms) do not make a second job beside the failed one.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.deepEqual(await xmlFiles(outbox), []);
+    assert.deepEqual((await attempts(db, DOCUMENT)).map((attempt) => attempt.outcome), ['failed', 'failed']);
+
+    assert.equal(await replayMessage(db, gateway.deps.scheduler, DOCUMENT), 'deliver');
+    const [document] = await waitFor(async () => {
+      const rows = await recorded(db);
+      return rows[0]?.delivered_at && rows;
+    }, 'the replayed delivery');
+    assert.deepEqual(await xmlFiles(outbox), [FILE]);
+    assert.equal(await readFile(join(outbox, FILE), 'utf8'), document!.body);
+    await assert.rejects(replayMessage(db, gateway.deps.scheduler, DOCUMENT), { code: 'MESSAGE_NOT_REPLAYABLE' });
+    await assert.rejects(replayMessage(db, gateway.deps.scheduler, 'DA-1999-Q1-nobody'), { code: 'MESSAGE_NOT_FOUND' });
   } finally {
     await gateway.destroy();
   }
