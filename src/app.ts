@@ -201,6 +201,9 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
     }
 
     if (options.roles.includes('watch') && config.mail.imap) {
+      if (!config.mail.smtp) {
+        log.warn('mail.imap is set but mail.smtp is not: documents read from the mailbox are applied, but their answers go back by mail and wait (DELIVERY_FAILED, retried) until mail.smtp is set');
+      }
       const { MailboxWatcher } = await import('./channels/mail/mailbox.watcher.ts');
       const mailbox = new MailboxWatcher({
         imap: config.mail.imap, intake, senders: senderDirectory(config), clock: deps.clock, log,
