@@ -1,6 +1,6 @@
 import { copyFile, readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { openDatabase, openGateway, type Gateway, type Role } from '../app.ts';
 import type { Sql } from '../ledger/database.ts';
 import { loadConfig } from '../config/load-config.ts';
@@ -18,7 +18,7 @@ import { personStateAsOf } from '../core/person-history.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
 import { readPersonHistory } from '../ledger/person-history.repository.ts';
 import { GatewayClient } from './gateway-client.ts';
-import { chooseLogFormat, createGatewayLogger } from './gateway-logger.ts';
+import { chooseLogFormat, createCommandLogger, createGatewayLogger } from './gateway-logger.ts';
 import { buildStartSummary, formatStartSummary } from './start-summary.ts';
 import type { IntakeReceipt } from '../channels/envelope.ts';
 import { newSubmissionWorkFile, settleSubmissionWorkFile } from '../channels/submission-work-file.ts';
@@ -334,7 +334,7 @@ async function withStore<T>(options: GlobalOptions, work: (gateway: Gateway) => 
 
 /** Warnings of a one-shot command go to stderr: stdout holds only what the command answers (a table, JSON, a document). */
 function commandLog(): Logger {
-  return pino({ level: 'warn' }, pino.destination(2));
+  return createCommandLogger();
 }
 
 function printJson(value: unknown): void {
