@@ -202,7 +202,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
 
     if (options.roles.includes('watch') && config.mail.imap) {
       if (!config.mail.smtp) {
-        log.warn('mail.imap is set but mail.smtp is not: documents read from the mailbox are applied, but their answers go back by mail and wait (DELIVERY_FAILED, retried) until mail.smtp is set');
+        log.warn('mail.imap is set but mail.smtp is not: documents read from the mailbox are applied, but their answers go back by mail and fail with DELIVERY_FAILED (dead after the retries: replay them once mail.smtp is set)');
       }
       const { MailboxWatcher } = await import('./channels/mail/mailbox.watcher.ts');
       const mailbox = new MailboxWatcher({
