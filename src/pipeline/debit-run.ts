@@ -199,20 +199,16 @@ export async function storeCustodianRun(
  * so the reconciler putting it back too makes no second job). Call it after the run's
  * transaction has committed. A hand-over that fails (Redis away; in-process, the
  * delivery itself) is logged: the document stays recorded and undelivered, and the
- * reconciler or the run made again hands it over later. Gives the documents whose
- * hand-over failed.
+ * reconciler or the run made again hands it over later.
  */
-export async function handOverRunDocuments(deps: Pick<RunDeps, 'scheduler' | 'log'>, documentIds: readonly string[]): Promise<string[]> {
-  const failed: string[] = [];
+export async function handOverRunDocuments(deps: Pick<RunDeps, 'scheduler' | 'log'>, documentIds: readonly string[]): Promise<void> {
   for (const documentId of documentIds) {
     try {
       await deps.scheduler.enqueue('deliver', [outgoingDeliveryKey(documentId)], { separately: true });
     } catch (error) {
-      failed.push(documentId);
       deps.log.warn({ documentId, err: (error as Error).message }, 'run document not delivered yet; it stays recorded and is delivered later');
     }
   }
-  return failed;
 }
 
 /**
@@ -255,7 +251,7 @@ export function debitRunJob(deps: RunDeps & { readonly catchUpRuns?: number }): 
       const covered = parseDebitRunKey(period);
       if (!covered) throw new RangeError(`not a debit run key: ${period}`);
       const { undelivered } = await runDebitRun(sql, deps, covered, firedAt);
-      afterCommit(async () => void (await handOverRunDocuments(deps, undelivered)));
+      afterCommit(() => handOverRunDocuments(deps, undelivered));
     },
   };
 }

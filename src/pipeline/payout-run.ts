@@ -166,7 +166,7 @@ export function payoutRunJob(deps: RunDeps & { readonly catchUpMonths?: number }
     },
     async run({ sql, period, firedAt, afterCommit }) {
       const { undelivered } = await runPayoutRun(sql, deps, period, firedAt);
-      afterCommit(async () => void (await handOverRunDocuments(deps, undelivered)));
+      afterCommit(() => handOverRunDocuments(deps, undelivered));
     },
   };
 }
