@@ -1,20 +1,36 @@
-import { Command, CommanderError, Option } from 'commander';
+import { createRequire } from 'node:module';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson, runReports, runDebitRunCommand, runPayoutRunCommand, runPayoutNotices, runMailSetAside, runHashSecret } from './cli/commands.ts';
 import { EXIT, reportError } from './cli/output.ts';
+import { registerApplicationsCommand } from './cli/applications.command.ts';
+import { registerPowersOfAttorneyCommand } from './cli/powers-of-attorney.command.ts';
+import { registerApplicationNoticesCommand } from './cli/application-notices.command.ts';
 import { isGatewayError } from './core/gateway-error.ts';
 
 /**
  * The depot-gateway command. Exit codes a script can rely on:
  *   0  success (for submit: the document was accepted, fully or partly)
  *   1  the document was rejected (submit; DOCUMENT_TOO_LARGE included, whether or not a gateway
- *      is running), or no message / person matches (MESSAGE_NOT_FOUND, PERSON_NOT_FOUND)
+ *      is running), or no message / person matches (MESSAGE_NOT_FOUND, PERSON_NOT_FOUND), or
+ *      nothing with that id to show or change (RESOURCE_NOT_FOUND: an application not under
+ *      review, a power of attorney already revoked)
  *   2  usage error or system error (configuration, database, queue, network)
  */
+/** A --limit: a whole number of at least 1, or a usage error naming what was given. */
+function positiveInteger(value: string): number {
+  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError(`a whole number of at least 1, not "${value}"`);
+  return Number(value);
+}
+
 /** Errors that answer the question asked (no such thing; a document refused unrecorded) rather than a failure. */
-const REJECTIONS: ReadonlySet<string> = new Set(['MESSAGE_NOT_FOUND', 'PERSON_NOT_FOUND', 'DOCUMENT_TOO_LARGE']);
+const REJECTIONS: ReadonlySet<string> = new Set(['MESSAGE_NOT_FOUND', 'PERSON_NOT_FOUND', 'DOCUMENT_TOO_LARGE', 'RESOURCE_NOT_FOUND']);
+
+/** The installed release, from package.json (one level up from src/ and from dist/). */
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
 const program = new Command('depot-gateway')
   .description('Integration gateway for fund-based custody insurance and occupational pensions')
+  .version(version, '-V, --version', 'print the release and exit')
   .option('-c, --config <file>', 'configuration file (YAML); default $DEPOT_GATEWAY_CONFIG')
   .option('--demo', 'use the demo configuration (config/demo.yaml: demo data and login, embedded services, this machine only)')
   .showHelpAfterError()
@@ -51,7 +67,7 @@ messages
   .addOption(new Option('--status <status>').choices(['received', 'validated', 'applied', 'rejected', 'duplicate', 'dead']))
   .option('--counterparty <id>')
   .option('--type <messageType>')
-  .option('--limit <n>', 'at most this many', '50')
+  .option('--limit <n>', 'at most this many, newest first (default 50; a note on stderr says when more match)', positiveInteger)
   .option('--json', 'JSON lines instead of a table')
   .action((options) => runMessagesList(program.opts(), options));
 messages.command('show').argument('<id>').option('--json').description('one message with its history and deliveries').action((id: string, options) => runMessagesShow(program.opts(), id, options));
@@ -105,6 +121,10 @@ program
   .option('--unsent', 'only notices not mailed yet')
   .option('--json', 'JSON lines instead of a table')
   .action((options) => runPayoutNotices(program.opts(), options));
+registerApplicationNoticesCommand(program);
+
+registerApplicationsCommand(program);
+registerPowersOfAttorneyCommand(program);
 
 program
   .command('hash-secret')

@@ -6,9 +6,10 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import { stockholmDate } from '../src/core/calendar-date.ts';
 import { createTestDatabase, deleteQueues, testSettings, waitFor, type TestDatabase } from './support/harness.ts';
 import { freePort, runCli, runCliToEnd, writeConfigFile } from './support/processes.ts';
@@ -92,6 +93,18 @@ describe('depot-gateway CLI', () => {
     assert.match(invalid.stderr, /port: /);
     assert.match(invalid.stderr, /counterparties\.0\.id: /);
     assert.match(invalid.stderr, /counterparties\.0\.organisationNumber: /);
+    for (const limit of ['abc', '0', '-3', '2.5']) {
+      const refused = await runCliToEnd(['messages', '--limit', limit, '--config', config]);
+      assert.equal(refused.code, 2, `--limit ${limit}`);
+      assert.match(refused.stderr, new RegExp(`option '--limit <n>' argument '${limit.replace('.', '\\.')}' is invalid\\. a whole number of at least 1, not "`));
+    }
+  });
+
+  test('--version prints the release from package.json and exits 0', async () => {
+    const { version } = JSON.parse(await readFile(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
+    const result = await runCliToEnd(['--version']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, `${version}\n`);
   });
 
   test('messages --json lists one JSON object per line with id, counterparty, type and status', async () => {

@@ -152,16 +152,22 @@ interface ListOptions {
   status?: MessageStatus;
   counterparty?: string;
   type?: string;
-  limit: string;
+  /** Absent: DEFAULT_LIST_LIMIT, and a note on stderr when the list is cut there. */
+  limit?: number;
   json?: boolean;
 }
+
+const DEFAULT_LIST_LIMIT = 50;
 
 export async function runMessagesList(options: GlobalOptions, list: ListOptions): Promise<void> {
   const filter: MessageFilter = {
     ...(list.status ? { status: list.status } : {}), ...(list.counterparty ? { counterpartyId: list.counterparty } : {}),
-    ...(list.type ? { messageType: list.type } : {}), limit: Number(list.limit),
+    ...(list.type ? { messageType: list.type } : {}), limit: list.limit ?? DEFAULT_LIST_LIMIT,
   };
   const messages = await readStore(options, (gateway) => listMessages(gateway.deps.db, filter), (client) => client.list(filter));
+  if (list.limit === undefined && messages.length === DEFAULT_LIST_LIMIT) {
+    process.stderr.write(`depot-gateway: the newest ${DEFAULT_LIST_LIMIT} messages; there may be more (--limit N to see more)\n`);
+  }
   if (list.json) {
     for (const message of messages) printJson(summary(message));
     return;
