@@ -47,6 +47,23 @@ test('accounts without values or rates are held, insurances not in force skipped
   assert.match(run.held[1]?.reason ?? '', /charges\.yieldTaxRates/);
 });
 
+test('an ended insurance: lines to its last day in force, no opening-value tax, skipped after its end', () => {
+  const ended: AccountFacts = { ...base, insuredThrough: '2024-10-15', valuations: [{ asOf: '2024-09-30', totalValue: '100000.00', cash: '0' }, { asOf: '2024-12-31', totalValue: '50000.00', cash: '0' }] };
+  const february = accountDebit(ended, 2024, 4);
+  assert.ok('debit' in february);
+  // 15 days at 100 000.00: fixed 360 × 15 / 368 = 14.67, capital 100 000 × 15 × 0.5 % / 366 = 20.49, risk 4.89.
+  assert.deepEqual(february.debit.lines.map((l) => [l.charge, l.amount, l.periodFrom, l.periodTo]), [
+    ['FixedCharge', '14.67', '2024-10-01', '2024-10-15'],
+    ['CapitalCharge', '20.49', '2024-10-01', '2024-10-15'],
+    ['RiskPremium', '4.89', '2024-10-01', '2024-10-15'],
+  ]);
+  // The same account still in force on 1 January pays the tax on its 31 December value (here 50 000.00 × 0.888 %).
+  const kept = accountDebit({ ...ended, insuredThrough: undefined }, 2024, 4);
+  assert.ok('debit' in kept);
+  assert.deepEqual(kept.debit.lines.filter((l) => l.basis === 'OpeningValue').map((l) => l.amount), ['444.00']);
+  assert.deepEqual(accountDebit({ ...base, insuredThrough: '2024-06-20' }, 2024, 3), { skipped: true });
+});
+
 test('a P/T rate set in the configuration debits the account the built-in table held back; K keeps its built-in rate', () => {
   const p: AccountFacts = { ...base, accountNumber: 'DEPA-3', insuranceNumber: 'INS-3', kind: 'P', coverages: [], valuations: [{ asOf: '2025-12-31', totalValue: '1000000.00', cash: '0' }] };
   const rates = withConfiguredRates({ 2026: { pt: '0.355' } });

@@ -186,6 +186,36 @@ test('an insurance that starts or ends inside a quarter pays for its days in for
   assert.throws(() => quarterDebit({ ...input, values: { dailyValues: ['1.00'] } }), /1 daily values for 46 insured days/);
 });
 
+test('an insurance that ended pays to its last day in force, and owes no tax on an opening value it no longer has', () => {
+  // K ended 2024-10-15 (paid out, say): 15 of Q4's 92 days in force.
+  const ended: QuarterDebitInput = {
+    kind: 'K', year: 2024, quarter: 4, insuredThrough: '2024-10-15', annualCapitalPercent: '0.5',
+    values: { averageValue: '100000.00' }, birthDate: '1975-06-01', coverages: [{ type: 'repaymentProtection' }],
+    deposits: [{ date: '2024-10-10', amount: '10000.00' }, { date: '2024-11-01', amount: '5000.00' }], yearEndValue: '100000.00',
+  };
+  const february2025 = quarterDebit(ended);
+  assert.equal(february2025.fixedCharge, '14.67'); // 360 × 15 / (4 × 92) = 5 400 / 368 = 14.6739… → 14.67
+  assert.equal(february2025.capitalCharge, '20.49'); // 100 000.00 × 15 × 0.5 % / 366 = 7 500 / 366 = 20.4918… → 20.49
+  assert.equal(february2025.riskPremium, '4.89'); // 100 000 / 1 000 × 0.10 × 3 × 15 / 92 = 450 / 92 = 4.8913… → 4.89
+  // Only the deposit while in force: 10 000.00 × 1.086 % / 2 = 54.30 (the one of 1 November is not taxed).
+  assert.equal(february2025.yieldTaxOnDeposits, '54.30');
+  assert.equal(february2025.yieldTaxOnOpeningValue, '0.00', 'not in force on 1 January 2025');
+  assert.equal(february2025.total, '94.35'); // 14.67 + 20.49 + 4.89 + 54.30
+  // Ended on 31 December: the whole quarter is charged, still no opening-value tax.
+  const yearEnd = quarterDebit({ ...ended, insuredThrough: '2024-12-31', deposits: [] });
+  assert.equal(yearEnd.fixedCharge, '90.00');
+  assert.equal(yearEnd.yieldTaxOnOpeningValue, '0.00');
+  // In force on 1 January (ended that day or later): taxed on the opening value, 100 000.00 × 0.888 % = 888.00.
+  assert.equal(quarterDebit({ ...ended, insuredThrough: '2025-01-01', deposits: [] }).yieldTaxOnOpeningValue, '888.00');
+  // Paid out 2024-06-20: Q2 to that day (81 of 91 days), nothing from Q3.
+  const q2 = { kind: 'P', annualCapitalPercent: '0.4', values: { averageValue: '100000.00' }, birthDate: '1975-06-01', coverages: [], deposits: [] } as const;
+  const june = quarterDebit({ ...q2, year: 2024, quarter: 2, insuredThrough: '2024-06-20' });
+  assert.equal(june.fixedCharge, '80.11'); // 360 × 81 / (4 × 91) = 29 160 / 364 = 80.1098… → 80.11
+  assert.equal(june.capitalCharge, '88.52'); // 100 000.00 × 81 × 0.4 % / 366 = 32 400 / 366 = 88.5245… → 88.52
+  const september = quarterDebit({ ...q2, year: 2024, quarter: 3, insuredThrough: '2024-06-20', values: { dailyValues: [] } });
+  assert.equal(september.total, '0.00');
+});
+
 test('a tax year without a rate is refused, naming the year and the years known', () => {
   const base: QuarterDebitInput = {
     kind: 'P', year: 2024, quarter: 4, annualCapitalPercent: '0.4', values: { averageValue: '100000.00' },

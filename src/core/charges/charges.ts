@@ -161,6 +161,11 @@ export interface QuarterDebitInput {
   readonly year: number;
   readonly quarter: QuarterPeriod['quarter'];
   readonly insuredFrom?: IsoDate;
+  /**
+   * The last day in force when the insurance has ended (paid out, moved out,
+   * surrendered, the insured's death): the charges stop there, deposits after it are
+   * not taxed, and it owes no tax on an opening value it no longer has on 1 January.
+   */
   readonly insuredThrough?: IsoDate;
   /** SEK a year; default '360'. */
   readonly annualFixedCharge?: string;
@@ -169,11 +174,12 @@ export interface QuarterDebitInput {
   readonly values: QuarterValues;
   readonly birthDate: IsoDate;
   readonly coverages: readonly Coverage[];
-  /** The deposits booked in the covered quarter. */
+  /** The deposits booked in the covered quarter; those outside the days in force are not taxed. */
   readonly deposits: readonly Deposit[];
   /**
    * The custody value at 31 December of `year`: the opening value of `year + 1`, taxed
-   * in advance by the February run. Required for quarter 4, refused for the others.
+   * in advance by the February run when the insurance is in force on 1 January of
+   * `year + 1`. Required for quarter 4, refused for the others.
    */
   readonly yearEndValue?: string;
   /** Default: YIELD_TAX_RATES. */
@@ -202,7 +208,8 @@ export interface QuarterDebit {
 /**
  * One account's debit for a debit run: the covered quarter's fixed charge, capital
  * charge, risk premiums and yield tax on its deposits and, in the February run
- * (quarter 4), also the yield tax on the new year's opening value.
+ * (quarter 4), also the yield tax on the new year's opening value — only for an
+ * insurance in force on 1 January: one that ended in the year owes none.
  *
  * Throws RangeError for malformed input and for a tax year with no yield tax rate:
  * e.g. the February 2025 run for P or T, until the 2025 rate is added to the table.
@@ -219,9 +226,10 @@ export function quarterDebit(input: QuarterDebitInput): QuarterDebit {
   const capital = capitalCharge({ annualPercent: input.annualCapitalPercent, year, ...capitalValues });
   const risk = riskPremium(input.coverages, { period, birthDate: input.birthDate, values, rates: input.riskPremiumRates });
   const rates = input.yieldTaxRates ?? YIELD_TAX_RATES;
-  const onDeposits = yieldTaxOnDeposits({ kind, year, quarter, deposits: input.deposits, rates });
+  const inForce = (date: IsoDate) => (insuredFrom === undefined || date >= insuredFrom) && (insuredThrough === undefined || date <= insuredThrough);
+  const onDeposits = yieldTaxOnDeposits({ kind, year, quarter, deposits: input.deposits.filter((deposit) => inForce(deposit.date)), rates });
   const onOpening =
-    input.yearEndValue === undefined
+    input.yearEndValue === undefined || !inForce(`${year + 1}-01-01`)
       ? { amount: '0.00', rateConfirmed: true }
       : yieldTaxOnOpeningValue({ kind, year: year + 1, openingValue: input.yearEndValue, rates });
   const yieldTax = sumOre([onDeposits.amount, onOpening.amount]);
