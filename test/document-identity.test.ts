@@ -76,6 +76,27 @@ describe('on the folder channel, with PostgreSQL', () => {
     assert.equal((await query(`SELECT 1 FROM salaries WHERE annual_salary = 574000`)).length, 1);
   });
 
+  test('a file taken before its upload was complete claims nothing: the same cut-off bytes again are refused again as malformed, and the whole file re-sent under its name is applied', async () => {
+    const whole = salary('CUT-OFF', '577000.00', '2026-12-05');
+    const cut = whole.slice(0, Math.floor(whole.length * 0.8));
+    await dropFile(gateway.inbox('demo-employer'), 'cut-off.xml', cut);
+    assert.match(await responseFor('demo-employer', 'cut-off.xml'), /<Code>XML_MALFORMED<\/Code>/);
+    await waitFor(async () => (await readdir(gateway.inbox('demo-employer'))).length === 0, 'the cut-off file archived');
+    const earlier = await readdir(gateway.outbox('demo-employer'));
+
+    await dropFile(gateway.inbox('demo-employer'), 'cut-off-again.xml', cut);
+    assert.match(await responseFor('demo-employer', 'cut-off-again.xml'), /<Code>XML_MALFORMED<\/Code>/);
+    await dropFile(gateway.inbox('demo-employer'), 'cut-off.xml', whole);
+    assert.match(await responseFor('demo-employer', 'cut-off.xml', earlier), /<Status>Accepted<\/Status>/);
+    const rows = await query<{ external_id: string; status: string; error_code: string | null; duplicate_of: string | null }>(
+      `SELECT external_id, status, error_code, duplicate_of FROM messages WHERE external_id LIKE 'cut-off%' ORDER BY seq`);
+    assert.deepEqual(rows, [
+      { external_id: 'cut-off.xml', status: 'rejected', error_code: 'XML_MALFORMED', duplicate_of: null },
+      { external_id: 'cut-off-again.xml', status: 'rejected', error_code: 'XML_MALFORMED', duplicate_of: null },
+      { external_id: 'cut-off.xml', status: 'applied', error_code: null, duplicate_of: null },
+    ]);
+  });
+
   test('the same MessageId from two counterparties is two documents', async () => {
     await dropFile(gateway.inbox('demo-employer'), 'shared-id.xml', salary('SHARED-ID', '575000.00', '2026-12-03'));
     assert.match(await responseFor('demo-employer', 'shared-id.xml'), /<Status>Accepted<\/Status>/);

@@ -97,7 +97,8 @@ function toMessage(row: MessageRow): StoredMessage {
 export type OriginalMatch = 'content' | 'MessageId' | 'file name';
 
 /**
- * The original (a message recorded as no other's duplicate) of the same counterparty
+ * The original (a message recorded as no other's duplicate, and not rejected as
+ * malformed XML: that is most often a file taken half-uploaded, migration 0020) of the same counterparty
  * that has one of this document's keys — the same content, the same header MessageId,
  * or the same external id — and which key: content first, then MessageId, so
  * 'file name' means another document under the same external id.
@@ -109,7 +110,8 @@ export async function findOriginal(
   // At most three rows: each key is unique among a counterparty's originals.
   const { rows } = await sql.query<{ id: string; sha256: string; header_message_id: string | null }>(
     `SELECT id, sha256, header_message_id FROM messages
-      WHERE counterparty_id = $1 AND duplicate_of IS NULL AND (external_id = $2 OR sha256 = $3 OR header_message_id = $4)`,
+      WHERE counterparty_id = $1 AND duplicate_of IS NULL AND error_code IS DISTINCT FROM 'XML_MALFORMED'
+        AND (external_id = $2 OR sha256 = $3 OR header_message_id = $4)`,
     [document.counterpartyId, document.externalId, document.sha256, document.headerMessageId],
   );
   const byContent = rows.find((row) => row.sha256 === document.sha256);
