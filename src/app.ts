@@ -45,6 +45,8 @@ import { CalendarScheduler } from './pipeline/calendar.scheduler.ts';
 import { calendarJobs } from './pipeline/calendar-jobs.ts';
 import { expectedCustodians } from './pipeline/report-deadlines.job.ts';
 import { runDepsFrom } from './pipeline/debit-run.ts';
+import { RecordedChannelHealth } from './channels/channel-health.ts';
+import { recordChannelHealth } from './ledger/channel-health.repository.ts';
 
 /**
  * The composition root: the one place that builds adapters and wires them together.
@@ -184,6 +186,11 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       await calendar.start();
     }
 
+    // What the watch role finds of the counterparties' servers and the mailbox, for staff (GET /api/channels).
+    const channelHealth = new RecordedChannelHealth(
+      (report, at) => recordChannelHealth(db, report, at),
+      (error) => log.warn({ err: error }, 'the state of a channel could not be recorded'),
+    );
     if (options.roles.includes('watch')) {
       const watcher = new FolderInboxWatcher({
         counterparties: folderList, intake, maxDocumentBytes: config.limits.maxDocumentBytes,
@@ -194,7 +201,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       if (remoteSftp) {
         await remoteSftp.startPolling({
           intake, ledger: remoteFilesOf(db), workDir: join(dataDir, 'sftp-work'), maxDocumentBytes: config.limits.maxDocumentBytes,
-          maxReportBytes: config.limits.maxReportBytes, clock: deps.clock,
+          maxReportBytes: config.limits.maxReportBytes, clock: deps.clock, health: channelHealth,
         });
         closers.push(() => remoteSftp.stopPolling());
       }
@@ -206,7 +213,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       }
       const { MailboxWatcher } = await import('./channels/mail/mailbox.watcher.ts');
       const mailbox = new MailboxWatcher({
-        imap: config.mail.imap, intake, senders: senderDirectory(config), clock: deps.clock, log,
+        imap: config.mail.imap, intake, senders: senderDirectory(config), clock: deps.clock, log, health: channelHealth,
         trust: {
           authservId: config.mail.imap.authservId,
           trustedRelay: new Set(config.counterparties.filter((counterparty) => counterparty.mail?.trustedRelay).map((counterparty) => counterparty.id)),

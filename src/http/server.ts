@@ -25,6 +25,7 @@ import { registerMailSetAsideRoutes } from './mail-set-aside.routes.ts';
 import { registerRestApi } from './rest-api.ts';
 import { registerPowerOfAttorneyRoutes } from './powers-of-attorney.routes.ts';
 import { registerApplicationReviewRoutes } from './application-review.routes.ts';
+import { registerChannelHealthRoutes } from './channel-health.routes.ts';
 
 /**
  * The HTTP server on PORT (default 8080): health for orchestrators, and behind staff
@@ -108,6 +109,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     await registerLedgerRoutes(staff, options);
     await registerCustodianReportRoutes(staff, options);
     await registerPayoutNoticeRoutes(staff, options);
+    await registerChannelHealthRoutes(staff, options);
     await registerMailSetAsideRoutes(staff, options);
     await registerPowerOfAttorneyRoutes(staff, options);
     await registerApplicationReviewRoutes(staff, options);

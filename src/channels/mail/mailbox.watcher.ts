@@ -3,6 +3,7 @@ import { ImapFlow } from 'imapflow';
 import { simpleParser } from 'mailparser';
 import type { Envelope, IntakeOutcome, IntakePort } from '../envelope.ts';
 import { fallbackMessageId, planMail, readParsedMail, type MailPlan, type MailTrust, type ReadMail, type SenderDirectory, type SetAsideReason } from './mail-attachments.ts';
+import type { ChannelHealth } from '../channel-health.ts';
 
 /**
  * Reads the gateway's mailbox over IMAP (imapflow) and hands each XML attachment to
@@ -76,6 +77,8 @@ export interface MailboxWatcherOptions {
   readonly senders: SenderDirectory;
   /** How a From address is believed (Authentication-Results, trusted relays). */
   readonly trust: MailTrust;
+  /** Told whether the mailbox could be reached, at each connection and each failure (staff's channel view). */
+  readonly health?: ChannelHealth | undefined;
   readonly setAside: SetAsideRecorder;
   /** Source of `receivedAt`. Default `() => new Date()`. */
   readonly clock?: () => Date;
@@ -130,10 +133,12 @@ export class MailboxWatcher {
         await this.#ensureFolders(client);
         while (!this.#stopping.signal.aborted && client.usable) {
           await this.#takeAll(client);
+          this.#options.health?.report({ subject: 'mailbox', channel: 'mail', state: 'up' });
           await this.#waitForMail(client);
         }
       } catch (error) {
         if (!this.#stopping.signal.aborted) {
+          this.#options.health?.report({ subject: 'mailbox', channel: 'mail', state: 'down', detail: errorText(error) });
           this.#options.log.warn({ err: errorText(error), host: this.#options.imap.host, retryInMs: delay }, 'mailbox connection failed; reconnecting');
         }
       } finally {

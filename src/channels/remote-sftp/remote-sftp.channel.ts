@@ -3,6 +3,7 @@ import type { IntakePort } from '../envelope.ts';
 import { RemoteSftpOutbox } from './remote-sftp.outbox.ts';
 import { RemoteSftpPoller, type RemoteFileLedger, type RemoteSftpFolders } from './remote-sftp.poller.ts';
 import { SftpSession, type SftpEndpoint, type SftpSessionLog } from './sftp-session.ts';
+import type { ChannelHealth } from '../channel-health.ts';
 
 /**
  * The remote SFTP channel: counterparties that host their own SFTP server. It holds one
@@ -38,6 +39,8 @@ export interface RemoteSftpPollingOptions {
   /** limits.maxReportBytes: a custodian's larger files are not downloaded (the others' over maxDocumentBytes are not). */
   readonly maxReportBytes: number;
   readonly clock: () => Date;
+  /** Where each poller reports whether its server answers. */
+  readonly health?: ChannelHealth | undefined;
 }
 
 export class RemoteSftpChannel {
@@ -68,7 +71,7 @@ export class RemoteSftpChannel {
         maxDocumentBytes: options.maxDocumentBytes,
         // What intake keeps of a counterparty: a custodian's report up to maxReportBytes, any other document up to maxDocumentBytes.
         maxFetchBytes: role === 'custodian' ? options.maxReportBytes : options.maxDocumentBytes,
-        clock: options.clock, log: this.#log,
+        clock: options.clock, log: this.#log, health: options.health,
       });
       await poller.start();
       this.#pollers.push(poller);

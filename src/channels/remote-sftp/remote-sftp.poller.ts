@@ -6,6 +6,7 @@ import type { Envelope, IntakePort, IntakeReceipt } from '../envelope.ts';
 import { isTemporaryName } from '../folder.layout.ts';
 import { remoteNameProblem } from './remote-file-name.ts';
 import type { SftpSession, SftpSessionLog } from './sftp-session.ts';
+import type { ChannelHealth } from '../channel-health.ts';
 
 /**
  * Fetches a counterparty's documents from the outbox folder of its own SFTP server and
@@ -77,6 +78,8 @@ export interface RemoteSftpPollerOptions {
   readonly maxFetchBytes: number;
   readonly clock: () => Date;
   readonly log: SftpSessionLog;
+  /** Told after every poll whether the server could be reached (staff's channel view). */
+  readonly health?: ChannelHealth | undefined;
 }
 
 interface Sighting {
@@ -168,8 +171,13 @@ export class RemoteSftpPoller {
   #schedule(delayMs: number): void {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
+      const health = this.#options.health;
       this.#polling = this.pollOnce()
-        .catch((error: unknown) => this.#options.log.warn({ err: error, counterpartyId: this.#counterpartyId }, 'remote SFTP poll failed; trying again'))
+        .then(() => health?.report({ subject: this.#counterpartyId, channel: 'sftp', state: 'up' }))
+        .catch((error: unknown) => {
+          health?.report({ subject: this.#counterpartyId, channel: 'sftp', state: 'down', detail: error instanceof Error ? error.message : String(error) });
+          this.#options.log.warn({ err: error, counterpartyId: this.#counterpartyId }, 'remote SFTP poll failed; trying again');
+        })
         .finally(() => {
           this.#polling = undefined;
           this.#schedule(this.#options.folders.pollIntervalMs);

@@ -1,0 +1,51 @@
+/**
+ * Whether each counterparty's own server (remote SFTP) and the gateway's mailbox can be
+ * reached, as the `watch` role last found. A counterparty's server being down does not
+ * make the gateway unready — `/readyz` is about the gateway's own dependencies, and a
+ * load balancer must not take the API away because one custodian's SFTP refuses — so
+ * it is reported to staff instead: GET /api/channels and `depot-gateway channels`.
+ *
+ * The watcher reports after every attempt; the ledger is written when the state changes
+ * and otherwise at most once a minute (so staff can tell a watcher that stopped
+ * reporting: its `checkedAt` grows old).
+ */
+export type ChannelState = 'up' | 'down';
+
+export interface ChannelHealthReport {
+  /** A counterparty id, or `mailbox` for the gateway's own mailbox. */
+  readonly subject: string;
+  readonly channel: 'sftp' | 'mail';
+  readonly state: ChannelState;
+  /** Why it is down (the error as the library gave it); undefined when up. */
+  readonly detail?: string | undefined;
+}
+
+export interface ChannelHealth {
+  report(report: ChannelHealthReport): void;
+}
+
+/** Writes a report to the ledger; failures are the caller's to log. */
+export type ChannelHealthStore = (report: ChannelHealthReport, at: Date) => Promise<void>;
+
+const REFRESH_MS = 60_000;
+
+/** Remembers the last state per subject and writes a change at once, a repeat once a minute. */
+export class RecordedChannelHealth implements ChannelHealth {
+  readonly #last = new Map<string, { state: ChannelState; detail: string | undefined; writtenAt: number }>();
+
+  constructor(
+    private readonly store: ChannelHealthStore,
+    private readonly onError: (error: unknown) => void,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  report(report: ChannelHealthReport): void {
+    const key = `${report.channel}:${report.subject}`;
+    const at = this.now();
+    const last = this.#last.get(key);
+    const changed = !last || last.state !== report.state || last.detail !== report.detail;
+    if (!changed && at.getTime() - last.writtenAt < REFRESH_MS) return;
+    this.#last.set(key, { state: report.state, detail: report.detail, writtenAt: at.getTime() });
+    this.store(report, at).catch(this.onError);
+  }
+}
