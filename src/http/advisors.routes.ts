@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { decideAccess } from '../core/access.policy.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
-import { GatewayError } from '../core/gateway-error.ts';
 import type { Sql } from '../ledger/database.ts';
 import { findAdvisor } from '../ledger/advisors.repository.ts';
-import { callerOf } from './api-auth.ts';
+import { callerOf, notAvailable } from './api-auth.ts';
 
 /**
  * GET /Advisor/{advisorcode}: an advisor of the calling firm. Another firm's advisor
@@ -21,7 +20,7 @@ export async function registerAdvisorRoutes(app: FastifyInstance, { db, clock }:
     const { advisorcode } = request.params as { advisorcode: string };
     const advisor = await findAdvisor(db, advisorcode);
     const access = advisor && decideAccess(callerOf(request), { kind: 'advisor', organisationNumber: advisor.advisorOrganisationNumber }, stockholmDate(clock()));
-    if (!advisor || !access?.allowed) throw new GatewayError('RESOURCE_NOT_FOUND', `No advisor ${advisorcode}.`);
+    if (!advisor || !access?.allowed) throw notAvailable();
     return advisor;
   });
 }

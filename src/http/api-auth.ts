@@ -38,3 +38,12 @@ export function callerOf(request: FastifyRequest): ApiCaller {
   if (!request.apiCaller) throw new GatewayError('API_AUTHENTICATION_REQUIRED');
   return request.apiCaller;
 }
+
+/**
+ * The one answer for what the caller may not see and for what does not exist: 404
+ * RESOURCE_NOT_FOUND with no detail, so that nothing in it (not even the id asked for)
+ * tells the two apart.
+ */
+export function notAvailable(): GatewayError {
+  return new GatewayError('RESOURCE_NOT_FOUND');
+}

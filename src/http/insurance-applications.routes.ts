@@ -3,13 +3,12 @@ import { ulid } from 'ulid';
 import type { GatewayConfig } from '../config/config.schema.ts';
 import { decideAccess } from '../core/access.policy.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
-import { GatewayError } from '../core/gateway-error.ts';
 import { checkInsuranceApplication, reviewReasons, type InsuranceApplicationInput } from '../core/insurance-application.rules.ts';
 import type { Database } from '../ledger/database.ts';
 import { findApplication, insertApplication, listCustomerApplications, loadApplicationFacts, type InsuranceApplicationRecord } from '../ledger/applications.repository.ts';
 import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
 import { renderApplicationReceipt } from '../documents/application-receipt.ts';
-import { callerOf } from './api-auth.ts';
+import { callerOf, notAvailable } from './api-auth.ts';
 import { sendProblem } from './problem-details.ts';
 
 /**
@@ -41,7 +40,7 @@ export async function registerInsuranceApplicationRoutes(app: FastifyInstance, o
   async function check(request: FastifyRequest) {
     const caller = callerOf(request);
     if (!decideAccess(caller, { kind: 'new-application' }, stockholmDate(clock())).allowed || caller.kind !== 'advisor-firm') {
-      throw new GatewayError('RESOURCE_NOT_FOUND', 'Applications are made by advisor firms.');
+      throw notAvailable();
     }
     const input = request.body as InsuranceApplicationInput;
     const facts = await loadApplicationFacts(db, input, caller.organisationNumber, custodianIds);
@@ -86,7 +85,7 @@ export async function registerInsuranceApplicationRoutes(app: FastifyInstance, o
     const { id } = request.params as { id: string };
     const application = await findApplication(db, id);
     const access = application && decideAccess(callerOf(request), { kind: 'application', firmOrganisationNumber: application.firmOrganisationNumber }, stockholmDate(clock()));
-    if (!application || !access?.allowed || application.kind !== 'insurance') throw new GatewayError('RESOURCE_NOT_FOUND', `No application ${id}.`);
+    if (!application || !access?.allowed || application.kind !== 'insurance') throw notAvailable();
     return application;
   }
 
@@ -114,7 +113,7 @@ export async function registerInsuranceApplicationRoutes(app: FastifyInstance, o
     const { id } = request.params as { id: string };
     const caller = callerOf(request);
     const access = decideAccess(caller, { kind: 'customer', ...(await customerAccessFacts(db, id)) }, stockholmDate(clock()));
-    if (!access.allowed || caller.kind !== 'advisor-firm') throw new GatewayError('RESOURCE_NOT_FOUND', `No customer ${id}.`);
+    if (!access.allowed || caller.kind !== 'advisor-firm') throw notAvailable();
     return listCustomerApplications(db, id, caller.organisationNumber);
   });
 }

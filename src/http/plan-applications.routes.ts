@@ -3,13 +3,12 @@ import { ulid } from 'ulid';
 import type { GatewayConfig } from '../config/config.schema.ts';
 import { decideAccess } from '../core/access.policy.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
-import { GatewayError } from '../core/gateway-error.ts';
 import type { ApplicationProblem } from '../core/insurance-application.rules.ts';
 import { checkPlanApplication, planPremiums, planReviewReasons, type PlanApplicationInput } from '../core/plan-application.rules.ts';
 import type { Database } from '../ledger/database.ts';
 import { findApplication, findEmployerAgreements, insertApplication, loadPlanApplicationFacts, type PlanApplicationRecord } from '../ledger/applications.repository.ts';
 import { renderPlanApplicationReceipt } from '../documents/plan-application-receipt.ts';
-import { callerOf } from './api-auth.ts';
+import { callerOf, notAvailable } from './api-auth.ts';
 import { sendProblem } from './problem-details.ts';
 
 /**
@@ -47,7 +46,7 @@ export async function registerPlanApplicationRoutes(app: FastifyInstance, option
   async function check(request: FastifyRequest, today: string) {
     const caller = callerOf(request);
     if (!decideAccess(caller, { kind: 'new-application' }, today).allowed || caller.kind !== 'advisor-firm') {
-      throw new GatewayError('RESOURCE_NOT_FOUND', 'Applications are made by advisor firms.');
+      throw notAvailable();
     }
     const input = request.body as PlanApplicationInput;
     const [facts, agreements] = await Promise.all([
@@ -100,7 +99,7 @@ export async function registerPlanApplicationRoutes(app: FastifyInstance, option
     const { id } = request.params as { id: string };
     const application = await findApplication(db, id);
     const access = application && decideAccess(callerOf(request), { kind: 'application', firmOrganisationNumber: application.firmOrganisationNumber }, stockholmDate(clock()));
-    if (!application || !access?.allowed || application.kind !== 'plan') throw new GatewayError('RESOURCE_NOT_FOUND', `No application ${id}.`);
+    if (!application || !access?.allowed || application.kind !== 'plan') throw notAvailable();
     return application;
   }
 

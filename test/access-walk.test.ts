@@ -1,0 +1,230 @@
+/**
+ * The access rules of the REST API, walked: every route the server registered under the
+ * REST API (the list comes from the server, `servedRoutes`, so a route added later
+ * without a row here fails the test) × every kind of caller — the firm that owns the
+ * data, another firm without, with an expired and with a valid power of attorney on the
+ * customer, the custodian holding the customer's account, another custodian, and no
+ * token. Path parameters name the first firm's data: its insurance application for a
+ * customer (issued, so the customer has an insurance at the custodian), its pension plan
+ * application, its advisor, the customer.
+ *
+ * Each cell's status is asserted; every 404 must be the very body an id that does not
+ * exist gets, and an answer to a caller who may not see the customer carries none of the
+ * customer's identifiers.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { startTestGateway, type TestGateway } from './support/harness.ts';
+import { hashSecret } from '../src/config/secret-hash.ts';
+import type { ServedRoute } from '../src/http/server.ts';
+
+const FIRM = '5565555553';
+const OTHER_FIRM = '5567777775';
+/** The first firm's customer: not in the demo ledger, so everything about them is made here. */
+const CUSTOMER = '198506152381';
+/** Who the walk's own submissions are for, so they add nothing to the first customer. */
+const APPLICANT = '199203033452';
+const PLAN_EMPLOYER = '8020000009';
+const PLAN_EMPLOYEE = '199506151233';
+const TODAY = '2026-11-25';
+
+const CALLERS = ['own-firm', 'other-firm', 'other-firm-expired-power', 'other-firm-with-power', 'custodian', 'other-custodian', 'no-token'] as const;
+type CallerKind = (typeof CALLERS)[number];
+type Expected = Readonly<Record<CallerKind, number>>;
+
+/** The first firm's data the walk's paths name, made in `before`. */
+interface Owned {
+  readonly insuranceApplicationId: string;
+  readonly insuranceId: string;
+  readonly planApplicationId: string;
+  readonly agreementId: string;
+}
+
+interface Row {
+  readonly url: (owned: Owned) => string;
+  /** The same route naming something that does not exist (routes with path parameters). */
+  readonly missing?: string;
+  readonly body?: (advisorCode: string) => object;
+  readonly expect: Expected;
+}
+
+const everyClient = (status: number): Expected => ({ ...table(status), 'no-token': 401 });
+const ownFirmOnly = (status: number): Expected => ({ ...table(404), 'own-firm': status, 'no-token': 401 });
+const advisorFirms = (status: number): Expected => ({ ...table(status), custodian: 404, 'other-custodian': 404, 'no-token': 401 });
+const firmsWithPower = (status: number): Expected => ({ ...table(404), 'own-firm': status, 'other-firm-with-power': status, 'no-token': 401 });
+
+function table(status: number): Record<CallerKind, number> {
+  return Object.fromEntries(CALLERS.map((caller) => [caller, status])) as Record<CallerKind, number>;
+}
+
+const insuranceApplication = (advisorCode: string) => ({
+  productId: 'KF-DEPA', advisorCode, policyholder: { id: APPLICANT }, insured: { id: APPLICANT },
+  premium: { single: '50000.00', monthly: '1000' }, funds: [{ isin: 'SE000DEPA010', percent: 60 }, { isin: 'SE000DEPA044', percent: 40 }],
+  custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
+});
+
+const planApplication = (advisorCode: string, employer = '5561234567', employee = APPLICANT) => ({
+  productId: 'TJP-DEPA', advisorCode,
+  employer: { organisationNumber: employer, name: 'Walk Employer AB' },
+  agreement: { categories: [{ code: 'FAST', name: 'Fast premie', premium: { fixedMonthly: '1500' } }], costCenters: [{ code: '100', name: 'Ekonomi' }] },
+  funds: [{ isin: 'SE000DEPA010', percent: 100 }],
+  custodianId: 'demo-custodian',
+  employees: [{ personalIdentityNumber: employee, category: 'FAST', costCenter: '100', annualSalary: '480000', employmentStart: '2024-03-01' }],
+});
+
+/** Every route of the REST API, by method and path as the server registered it. */
+const ROWS: Readonly<Record<string, Row>> = {
+  'GET /Product': { url: () => '/Product', expect: everyClient(200) },
+  'GET /Product/:id/document': { url: () => '/Product/KF-DEPA/document', expect: everyClient(200) },
+  'GET /Product/:id/Funds': { url: () => '/Product/KF-DEPA/Funds', expect: everyClient(200) },
+  'GET /Document/:id': { url: () => '/Document/KF-DEPA-PPI', expect: everyClient(200) },
+  'GET /Advisor/:advisorcode': { url: () => '/Advisor/ADV-001', missing: '/Advisor/ADV-404', expect: ownFirmOnly(200) },
+  'POST /InsuranceApplication/validation': { url: () => '/InsuranceApplication/validation', body: insuranceApplication, expect: advisorFirms(200) },
+  'POST /InsuranceApplication': { url: () => '/InsuranceApplication', body: insuranceApplication, expect: advisorFirms(201) },
+  'GET /InsuranceApplication/:id': { url: (o) => `/InsuranceApplication/${o.insuranceApplicationId}`, missing: '/InsuranceApplication/IA-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F', expect: ownFirmOnly(200) },
+  'GET /InsuranceApplication/:id/Receipt': { url: (o) => `/InsuranceApplication/${o.insuranceApplicationId}/Receipt`, missing: '/InsuranceApplication/IA-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F/Receipt', expect: ownFirmOnly(200) },
+  'GET /Customer/:id/InsuranceApplications': { url: () => `/Customer/${CUSTOMER}/InsuranceApplications`, missing: '/Customer/199001011239/InsuranceApplications', expect: firmsWithPower(200) },
+  'POST /PlanApplication/validation': { url: () => '/PlanApplication/validation', body: (advisor) => planApplication(advisor), expect: advisorFirms(200) },
+  'POST /PlanApplication': { url: () => '/PlanApplication', body: (advisor) => planApplication(advisor), expect: advisorFirms(201) },
+  'GET /PlanApplication/:id': { url: (o) => `/PlanApplication/${o.planApplicationId}`, missing: '/PlanApplication/PA-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F', expect: ownFirmOnly(200) },
+  'GET /PlanApplication/:id/Receipt': { url: (o) => `/PlanApplication/${o.planApplicationId}/Receipt`, missing: '/PlanApplication/PA-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F/Receipt', expect: ownFirmOnly(200) },
+};
+
+/** Not the REST API's data routes: staff API, queue board, custodians' door, SSEK, probes, token and description. */
+function isRestDataRoute(url: string): boolean {
+  return !/^\/(api|admin|Holdings|Transactions|ssek|healthz|readyz|oauth|openapi)(\/|\.|$)/.test(url) && url !== '*';
+}
+
+const TOKEN_CLIENTS = { 'firm-a': 'firm-a-secret', 'firm-b': 'firm-b-secret', 'custodian-a': 'custodian-a-secret', 'custodian-b': 'custodian-b-secret' } as const;
+type Client = keyof typeof TOKEN_CLIENTS;
+
+/** Which client stands for each kind of caller (firm B's power of attorney changes between columns). */
+const CLIENT_OF: Readonly<Record<CallerKind, Client | null>> = {
+  'own-firm': 'firm-a', 'other-firm': 'firm-b', 'other-firm-expired-power': 'firm-b', 'other-firm-with-power': 'firm-b',
+  custodian: 'custodian-a', 'other-custodian': 'custodian-b', 'no-token': null,
+};
+const ADVISOR_OF: Readonly<Record<Client, string>> = { 'firm-a': 'ADV-001', 'firm-b': 'ADV-900', 'custodian-a': 'ADV-001', 'custodian-b': 'ADV-001' };
+
+describe('the REST API walked route by route, caller by caller', () => {
+  let gateway: TestGateway;
+  let owned: Owned;
+  const tokens = new Map<Client, string>();
+
+  before(async () => {
+    gateway = await startTestGateway({
+      roles: ['api'],
+      clock: () => new Date(`${TODAY}T09:30:00Z`),
+      settings: {
+        api: {
+          tokenRequestsPerMinute: 1000,
+          clients: [
+            { id: 'firm-a', kind: 'advisor-firm', organisationNumber: FIRM, secretHash: await hashSecret(TOKEN_CLIENTS['firm-a']) },
+            { id: 'firm-b', kind: 'advisor-firm', organisationNumber: OTHER_FIRM, secretHash: await hashSecret(TOKEN_CLIENTS['firm-b']) },
+            { id: 'custodian-a', kind: 'custodian', counterpartyId: 'demo-custodian', secretHash: await hashSecret(TOKEN_CLIENTS['custodian-a']) },
+            { id: 'custodian-b', kind: 'custodian', counterpartyId: 'other-custodian', secretHash: await hashSecret(TOKEN_CLIENTS['custodian-b']) },
+          ],
+        },
+        counterparties: [
+          { id: 'demo-employer', name: 'Demo Employer AB', organisationNumber: '5561234567', role: 'employer', messageTypes: ['plan-administration'] },
+          { id: 'other-employer', name: 'Other Employer AB', organisationNumber: PLAN_EMPLOYER, role: 'employer', messageTypes: ['plan-administration'] },
+          { id: 'demo-custodian', name: 'Demo Custodian AB', organisationNumber: '5560000001', role: 'custodian', messageTypes: ['custodian-reporting'] },
+          { id: 'other-custodian', name: 'Other Custodian AB', organisationNumber: '5560000019', role: 'custodian', messageTypes: ['custodian-reporting'] },
+        ],
+      },
+    });
+    for (const [id, secret] of Object.entries(TOKEN_CLIENTS) as [Client, string][]) {
+      const answer = await gateway.http!.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `grant_type=client_credentials&client_id=${id}&client_secret=${secret}` });
+      assert.equal(answer.statusCode, 200, answer.body);
+      tokens.set(id, (answer.json() as { access_token: string }).access_token);
+    }
+    // The first firm's data: a power of attorney on its customer, an application issued at once, a pension plan.
+    assert.equal((await grantPower(FIRM, '2026-01-01', null)).statusCode, 201);
+    const submitted = await as('firm-a', { method: 'POST', url: '/InsuranceApplication', payload: { ...insuranceApplication('ADV-001'), policyholder: { id: CUSTOMER }, insured: { id: CUSTOMER } } });
+    assert.equal(submitted.statusCode, 201, submitted.body);
+    const application = submitted.json() as { applicationId: string; status: string; insuranceId: string | null };
+    assert.equal(application.status, 'issued');
+    const plan = await as('firm-a', { method: 'POST', url: '/PlanApplication', payload: planApplication('ADV-001', PLAN_EMPLOYER, PLAN_EMPLOYEE) });
+    assert.equal(plan.statusCode, 201, plan.body);
+    const planStatus = plan.json() as { applicationId: string; status: string; agreementId: string | null };
+    assert.equal(planStatus.status, 'issued');
+    owned = { insuranceApplicationId: application.applicationId, insuranceId: application.insuranceId!, planApplicationId: planStatus.applicationId, agreementId: planStatus.agreementId! };
+  });
+  after(() => gateway.destroy());
+
+  function as(client: Client | null, options: InjectOptions): Promise<LightMyRequestResponse> {
+    return gateway.http!.inject({ ...options, headers: { ...options.headers, ...(client ? { authorization: `Bearer ${tokens.get(client)}` } : {}) } });
+  }
+  function grantPower(holder: string, validFrom: string, validTo: string | null): Promise<LightMyRequestResponse> {
+    return gateway.http!.inject({
+      method: 'POST', url: '/api/powers-of-attorney', headers: { authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` },
+      payload: { holderOrganisationNumber: holder, customerId: CUSTOMER, kind: 'information', validFrom, ...(validTo ? { validTo } : {}) },
+    });
+  }
+  /** The first customer's identifiers a caller must not be shown. */
+  function hiddenFrom(caller: CallerKind): string[] {
+    const applications = [owned.insuranceApplicationId, owned.insuranceId, owned.planApplicationId, owned.agreementId, PLAN_EMPLOYER, PLAN_EMPLOYEE];
+    if (caller === 'own-firm') return [];
+    // A valid power of attorney shows the customer, not the applications another firm made.
+    if (caller === 'other-firm-with-power') return applications;
+    return [CUSTOMER, ...applications];
+  }
+
+  test('every REST API route the server registered has a row, and every row is a registered route', () => {
+    const served = new Set(gateway.http!.servedRoutes.filter((route) => route.method !== 'HEAD' && isRestDataRoute(route.url)).map(key));
+    assert.deepEqual([...served].sort(), Object.keys(ROWS).sort(), 'a new route of the REST API needs a row in ROWS');
+  });
+
+  test('each route × caller answers as the access rules say, refusals exactly as "does not exist", with nothing of the customer', async () => {
+    const walked = gateway.http!.servedRoutes.filter((route) => isRestDataRoute(route.url));
+    const wrong: string[] = [];
+    const notFoundBodies = new Map<string, string>();
+    const sameAsMissing = (where: string, answer: LightMyRequestResponse) => {
+      const body = `${String(answer.headers['content-type'])} ${withoutInstance(answer.body)}`;
+      notFoundBodies.set(body, notFoundBodies.get(body) ?? where);
+    };
+
+    for (const caller of CALLERS) {
+      if (caller === 'other-firm-expired-power') assert.equal((await grantPower(OTHER_FIRM, '2026-01-01', '2026-11-24')).statusCode, 201, 'a power of attorney that ended yesterday');
+      if (caller === 'other-firm-with-power') assert.equal((await grantPower(OTHER_FIRM, '2026-11-01', '2027-10-31')).statusCode, 201, 'a power of attorney valid today');
+      const client = CLIENT_OF[caller];
+      for (const route of walked) {
+        const row = ROWS[key({ method: route.method === 'HEAD' ? 'GET' : route.method, url: route.url })];
+        if (!row) continue; // the first test names it
+        const where = `${route.method} ${route.url} as ${caller}`;
+        const answer = await as(client, {
+          method: route.method as InjectOptions['method'], url: row.url(owned),
+          ...(row.body ? { payload: row.body(client ? ADVISOR_OF[client] : 'ADV-001') } : {}),
+        });
+        const expected = row.expect[caller];
+        if (answer.statusCode !== expected) {
+          wrong.push(`${where}: ${answer.statusCode}, expected ${expected} ${answer.body.slice(0, 160)}`);
+          continue;
+        }
+        for (const identifier of hiddenFrom(caller)) {
+          if (answer.rawPayload.includes(identifier)) wrong.push(`${where}: the answer shows ${identifier}`);
+        }
+        if (route.method === 'HEAD' || expected !== 404) continue;
+        sameAsMissing(where, answer);
+        if (row.missing) {
+          const missing = await as(client, { method: route.method as InjectOptions['method'], url: row.missing });
+          assert.equal(missing.statusCode, 404, `${route.method} ${row.missing} as ${caller}`);
+          sameAsMissing(`${route.method} ${row.missing} as ${caller}`, missing);
+        }
+      }
+    }
+    assert.deepEqual(wrong, [], 'cells that answered otherwise than the access rules say');
+    assert.equal(notFoundBodies.size, 1, `refused and missing answer alike, byte for byte:\n${[...notFoundBodies].map(([body, where]) => `${where}: ${body}`).join('\n')}`);
+  });
+});
+
+function key(route: ServedRoute): string {
+  return `${route.method} ${route.url}`;
+}
+
+/** The body without members that name the single request (instance, trace). */
+function withoutInstance(body: string): string {
+  const value = JSON.parse(body) as Record<string, unknown>;
+  for (const member of ['instance', 'traceId', 'trace']) delete value[member];
+  return JSON.stringify(value);
+}
