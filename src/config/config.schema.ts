@@ -111,6 +111,16 @@ export const counterpartySchema = z.strictObject({
 });
 
 /**
+ * How a client proves who it is at the token endpoint: `secretHash` (client_secret_basic
+ * or client_secret_post) or `publicKeyPath`, the PEM public key (EC P-256 or RSA) whose
+ * private key signs its client assertions (private_key_jwt, RFC 7523). One of the two.
+ */
+const clientAuthentication = {
+  secretHash: secretHash.optional(),
+  publicKeyPath: z.string().min(1).optional(),
+};
+
+/**
  * A client of the REST API (OAuth 2.0 client credentials): an advisor firm, whose
  * advisors act under its organisation number, or a custodian (a counterparty). The
  * secret is stored as a hash (`depot-gateway hash-secret`).
@@ -120,16 +130,16 @@ const apiClientSchema = z.discriminatedUnion('kind', [
     id: identifier,
     kind: z.literal('advisor-firm'),
     organisationNumber: organisationNumber,
-    secretHash,
+    ...clientAuthentication,
   }),
   z.strictObject({
     id: identifier,
     kind: z.literal('custodian'),
     /** The custodian's id among the counterparties. */
     counterpartyId: identifier,
-    secretHash,
+    ...clientAuthentication,
   }),
-]);
+]).refine((client) => (client.secretHash === undefined) !== (client.publicKeyPath === undefined), 'set secretHash (client secret) or publicKeyPath (private_key_jwt): one of the two');
 
 const yieldTaxPercent = z.string().regex(/^\d{1,2}(\.\d{1,6})?$/, 'a percent such as "0.372"');
 

@@ -58,7 +58,7 @@ export async function refuseDemoSecrets(config: Readonly<GatewayConfig>): Promis
   const hashes: [setting: string, hash: string][] = [];
   for (const [index, user] of config.staff.users.entries()) if (user.passwordHash) hashes.push([`staff.users.${index}.passwordHash`, user.passwordHash]);
   for (const [index, counterparty] of config.counterparties.entries()) if (counterparty.rest?.passwordHash) hashes.push([`counterparties.${index}.rest.passwordHash`, counterparty.rest.passwordHash]);
-  for (const [index, client] of config.api.clients.entries()) hashes.push([`api.clients.${index}.secretHash`, client.secretHash]);
+  for (const [index, client] of config.api.clients.entries()) if (client.secretHash) hashes.push([`api.clients.${index}.secretHash`, client.secretHash]);
   const found = await Promise.all(hashes.map(async ([setting, hash]) => {
     const matches = await Promise.all(PUBLISHED_SECRETS.map((secret) => verifySecret(secret, hash)));
     return matches.some(Boolean) ? `${setting}: the hash of a secret published with depot-gateway (demo or example) is not allowed with host ${config.host}; make your own with depot-gateway hash-secret` : undefined;

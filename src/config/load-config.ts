@@ -130,6 +130,7 @@ function unreadableFiles(config: GatewayConfig): string[] {
     ['bankid.keyPath', config.bankid?.keyPath],
     ['bankid.pfxPath', config.bankid?.pfxPath],
     ['bankid.caPath', config.bankid?.caPath],
+    ...config.api.clients.map((client, index): [string, string | undefined] => [`api.clients.${index}.publicKeyPath`, client.publicKeyPath]),
   ];
   const problems: string[] = [];
   for (const [setting, path] of files) {

@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { SignJWT, jwtVerify } from 'jose';
+import { SignJWT, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
 import type { ApiClientConfig, GatewayConfig } from '../config/config.schema.ts';
 import type { ApiCaller } from '../core/access.policy.ts';
 import { GatewayError } from '../core/gateway-error.ts';
@@ -23,6 +23,8 @@ import { verifySecret } from '../config/secret-hash.ts';
 const ISSUER = 'depot-gateway';
 const AUDIENCE = 'depot-gateway-api';
 const ALGORITHM = 'ES256';
+/** A client assertion may be valid for at most this long (it is meant for one request). */
+const MAX_ASSERTION_SECONDS = 300;
 
 export interface IssuedToken {
   readonly accessToken: string;
@@ -41,6 +43,14 @@ export class ApiTokens {
    * when MAX_REMEMBERED_TOKENS is reached.
    */
   readonly #verified = new Map<string, { readonly subject: string; readonly expiresAt: number }>();
+  /** Public keys of the clients that sign client assertions (private_key_jwt), by client id. */
+  readonly #clientKeys: ReadonlyMap<string, KeyObject>;
+  /**
+   * Client assertions already used (client id and jti) until they expire. In memory: with
+   * several api processes an assertion could be used once per process within its at most
+   * MAX_ASSERTION_SECONDS; the token it buys is no more than the client could get anyway.
+   */
+  readonly #usedAssertions = new Map<string, number>();
   /** Checked for an unknown client id, so that answering one takes as long as a wrong secret. */
   #decoyHash = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
@@ -49,15 +59,64 @@ export class ApiTokens {
     this.#publicKey = createPublicKey(privateKey);
     this.#clients = new Map(config.api.clients.map((client) => [client.id, client]));
     this.#lifetimeSeconds = config.api.tokenLifetimeSeconds;
-    const anyClient = config.api.clients[0];
-    if (anyClient) this.#decoyHash = anyClient.secretHash;
+    const anySecret = config.api.clients.find((client) => client.secretHash)?.secretHash;
+    if (anySecret) this.#decoyHash = anySecret;
+    this.#clientKeys = new Map(config.api.clients.flatMap((client) => (client.publicKeyPath ? [[client.id, createPublicKey(readFileSync(client.publicKeyPath))] as const] : [])));
   }
 
-  /** A token for a client whose secret matches; API_CLIENT_INVALID otherwise. */
+  /** A token for a client whose secret matches; API_CLIENT_INVALID otherwise (also for a client that signs assertions instead). */
   async issue(clientId: string, secret: string, now: Date): Promise<IssuedToken> {
     const client = this.#clients.get(clientId);
     const matches = await verifySecret(secret, client?.secretHash ?? this.#decoyHash);
-    if (!client || !matches) throw new GatewayError('API_CLIENT_INVALID');
+    if (!client?.secretHash || !matches) throw new GatewayError('API_CLIENT_INVALID');
+    return this.#tokenFor(client, now);
+  }
+
+  /**
+   * A token for a client that proved itself with a client assertion (private_key_jwt,
+   * RFC 7523 §2.2): a JWT it signed with its own key, `iss` and `sub` its client id, `aud`
+   * this gateway (`depot-gateway`, or the URL of its token endpoint), an `exp` at most
+   * MAX_ASSERTION_SECONDS away, and a `jti` not used before — an assertion is good once.
+   * A `claimedId` sent beside it (the form's client_id) must be that client.
+   * API_CLIENT_INVALID for anything else, the reason in the error's text.
+   */
+  async issueForAssertion(assertion: string, now: Date, claimedId?: string): Promise<IssuedToken> {
+    let clientId: string | undefined;
+    try {
+      clientId = decodeJwt(assertion).sub;
+    } catch {
+      throw new GatewayError('API_CLIENT_INVALID', 'The client assertion is not a JWT.');
+    }
+    if (claimedId !== undefined && claimedId !== clientId) throw new GatewayError('API_CLIENT_INVALID', 'client_id is not the client assertion\'s sub.');
+    const client = clientId === undefined ? undefined : this.#clients.get(clientId);
+    const key = clientId === undefined ? undefined : this.#clientKeys.get(clientId);
+    if (!client || !key) throw new GatewayError('API_CLIENT_INVALID', `No client ${clientId ?? '(no sub)'} signs client assertions.`);
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(assertion, key, { issuer: client.id, subject: client.id, currentDate: now, requiredClaims: ['exp', 'jti', 'aud'] }));
+    } catch (error) {
+      throw new GatewayError('API_CLIENT_INVALID', `The client assertion does not verify: ${(error as Error).message}`, { cause: error });
+    }
+    const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+    if (!audiences.some((audience) => audience === ISSUER || /^https?:\/\/[^/]+(\/.*)?\/oauth\/token$/.test(audience ?? ''))) {
+      throw new GatewayError('API_CLIENT_INVALID', 'The client assertion is not addressed to this gateway (aud: depot-gateway or the token endpoint URL).');
+    }
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    if ((payload.exp as number) > nowSeconds + MAX_ASSERTION_SECONDS) {
+      throw new GatewayError('API_CLIENT_INVALID', `The client assertion is valid for longer than ${MAX_ASSERTION_SECONDS} s.`);
+    }
+    this.#forgetUsedAssertions(nowSeconds);
+    const used = `${client.id}\0${payload.jti}`;
+    if (this.#usedAssertions.has(used)) throw new GatewayError('API_CLIENT_INVALID', 'The client assertion was used before (its jti); sign a new one for each request.');
+    this.#usedAssertions.set(used, payload.exp as number);
+    return this.#tokenFor(client, now);
+  }
+
+  #forgetUsedAssertions(nowSeconds: number): void {
+    for (const [key, expiresAt] of this.#usedAssertions) if (expiresAt < nowSeconds) this.#usedAssertions.delete(key);
+  }
+
+  async #tokenFor(client: ApiClientConfig, now: Date): Promise<IssuedToken> {
     const issuedAt = Math.floor(now.getTime() / 1000);
     const accessToken = await new SignJWT({ client_id: client.id })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'at+jwt' })

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import { isGatewayError } from '../core/gateway-error.ts';
 import type { ApiTokens } from './api-tokens.ts';
@@ -6,8 +6,10 @@ import type { ApiTokens } from './api-tokens.ts';
 /**
  * POST /oauth/token: the OAuth 2.0 token endpoint for the client credentials grant
  * (RFC 6749 §4.4). A client authenticates with HTTP Basic (client_secret_basic, the
- * default) or with `client_id` and `client_secret` in the form (client_secret_post)
- * and gets a bearer token for the REST API.
+ * default), with `client_id` and `client_secret` in the form (client_secret_post), or —
+ * when the insurer configured its public key instead of a secret — with a JWT it signed
+ * (private_key_jwt, RFC 7523: `client_assertion_type` and `client_assertion` in the
+ * form), and gets a bearer token for the REST API.
  *
  * Answers use OAuth's own shape (RFC 6749 §5.1/§5.2), which every OAuth client library
  * reads, with our code beside `error`. Each client address may ask
@@ -37,7 +39,10 @@ export async function registerOauthTokenRoute(app: FastifyInstance, options: Oau
         body: {
           type: 'object',
           required: ['grant_type'],
-          properties: { grant_type: { type: 'string' }, scope: { type: 'string' }, client_id: { type: 'string' }, client_secret: { type: 'string' } },
+          properties: {
+            grant_type: { type: 'string' }, scope: { type: 'string' }, client_id: { type: 'string' }, client_secret: { type: 'string' },
+            client_assertion_type: { type: 'string' }, client_assertion: { type: 'string' },
+          },
         },
         response: {
           200: {
@@ -53,6 +58,7 @@ export async function registerOauthTokenRoute(app: FastifyInstance, options: Oau
       if (request.validationError) return oauthError(reply, 400, 'invalid_request', 'REQUEST_INVALID', 'Send grant_type=client_credentials as application/x-www-form-urlencoded.');
       const body = request.body as Record<string, string | undefined>;
       if (body.grant_type !== 'client_credentials') return oauthError(reply, 400, 'unsupported_grant_type', 'REQUEST_INVALID', 'Only grant_type=client_credentials is offered.');
+      if (body.client_assertion !== undefined || body.client_assertion_type !== undefined) return assertionToken(request, reply, body, options);
       const credentials = clientCredentials(request.headers.authorization, body);
       if (credentials === 'both') return oauthError(reply, 400, 'invalid_request', 'REQUEST_INVALID', 'Authenticate one way: HTTP Basic or client_id/client_secret in the form, not both.');
       if (!credentials) {
@@ -70,6 +76,26 @@ export async function registerOauthTokenRoute(app: FastifyInstance, options: Oau
       }
     });
   });
+}
+
+const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+/** private_key_jwt: the client assertion alone authenticates; a client_id beside it must name the same client. */
+async function assertionToken(request: FastifyRequest, reply: FastifyReply, body: Record<string, string | undefined>, options: OauthTokenRouteOptions): Promise<FastifyReply> {
+  if (body.client_assertion_type !== JWT_BEARER || !body.client_assertion) {
+    return oauthError(reply, 400, 'invalid_request', 'REQUEST_INVALID', `Send client_assertion_type=${JWT_BEARER} with a client_assertion.`);
+  }
+  if (request.headers.authorization !== undefined || body.client_secret !== undefined) {
+    return oauthError(reply, 400, 'invalid_request', 'REQUEST_INVALID', 'Authenticate one way: a client assertion, not a secret as well.');
+  }
+  try {
+    const issued = await options.tokens.issueForAssertion(body.client_assertion, options.clock(), body.client_id);
+    return reply.send({ access_token: issued.accessToken, token_type: 'Bearer', expires_in: issued.expiresIn });
+  } catch (error) {
+    if (!isGatewayError(error) || error.code !== 'API_CLIENT_INVALID') throw error;
+    request.log.warn({ reason: error.message }, 'token refused: client assertion not accepted');
+    return oauthError(reply, 401, 'invalid_client', 'API_CLIENT_INVALID', error.message);
+  }
 }
 
 function oauthError(reply: FastifyReply, status: number, error: string, code: string, description: string): FastifyReply {
