@@ -67,6 +67,7 @@ export const ERROR_CODES = {
   BILLING_ALREADY_STOPPED: { scope: 'item', httpStatus: 422, retryable: false, message: 'Billing of the insurance is already stopped.' },
   BILLING_NOT_STOPPED: { scope: 'item', httpStatus: 422, retryable: false, message: 'Billing of the insurance is not stopped.' },
   BILLING_START_BEFORE_STOP: { scope: 'item', httpStatus: 422, retryable: false, message: 'Billing cannot resume before the day it stopped.' },
+  ISIN_INVALID: { scope: 'item', httpStatus: 422, retryable: false, message: 'The ISIN is not valid: its check digit is wrong.' },
   FUND_NOT_SELECTABLE: { scope: 'item', httpStatus: 422, retryable: false, message: "The fund cannot be chosen in the insurance's product." },
   ALLOCATION_NOT_100: { scope: 'item', httpStatus: 422, retryable: false, message: "The allocation's percentages do not sum to 100." },
   ALLOCATION_DUPLICATE_FUND: { scope: 'item', httpStatus: 422, retryable: false, message: 'The allocation names a fund more than once.' },

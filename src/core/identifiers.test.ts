@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { maskPersonalIdentityNumbers } from './identifiers.ts';
+import { isValidIsin, maskPersonalIdentityNumbers } from './identifiers.ts';
 
 test('personal identity numbers in text are masked to their date of birth, in every form', () => {
   assert.equal(maskPersonalIdentityNumbers('197001011233'), '19700101-****');
@@ -18,4 +18,9 @@ test('what only looks like digits is left alone: organisation numbers, times, da
   for (const text of ['5561234567', '165561234567', '"time":1795604407514', '2026-11-22T10:00:00Z', 'sha256 ab197001011233cd', '1197001011233', '01JD8Z3Q4X5Y6Z7A8B9C0D1E2F']) {
     assert.equal(maskPersonalIdentityNumbers(text), text, text);
   }
+});
+
+test('ISINs: the country, nine characters and a check digit that matches', () => {
+  for (const isin of ['SE0000108656', 'US0378331005', 'SE000DEPA010', 'LU00GLOBAL16']) assert.equal(isValidIsin(isin), true, isin);
+  for (const isin of ['SE0000108657', 'SE000DEPA019', 'se0000108656', 'SE000010865', '120000108656']) assert.equal(isValidIsin(isin), false, isin);
 });

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as PersonnummerModule from 'personnummer';
 import type * as OrganisationsnummerModule from 'organisationsnummer';
+import type validator from 'validator';
 
 /**
  * Swedish identifiers, checked with the maintained packages. Both forms are stored
@@ -8,11 +9,12 @@ import type * as OrganisationsnummerModule from 'organisationsnummer';
  * century depends on today's date.
  */
 
-// Both packages are CommonJS whose module.exports is the class itself, while their
+// The packages are CommonJS whose module.exports is the class itself, while their
 // typings declare a default export; require() gives the class under either reading.
 const require = createRequire(import.meta.url);
 const Personnummer = require('personnummer') as typeof PersonnummerModule.default.default;
 const Organisationsnummer = require('organisationsnummer') as typeof OrganisationsnummerModule.default.default;
+const isISIN = require('validator/lib/isISIN') as typeof validator.isISIN;
 
 /** A personal identity number or coordination number in the 12-digit form YYYYMMDDNNNC. */
 export function isValidPersonalIdentityNumber(value: string): boolean {
@@ -34,6 +36,11 @@ const MAX_CHECKED_NUMBERS = 100_000;
 /** A 10-digit organisation number. */
 export function isValidOrganisationNumber(value: string): boolean {
   return /^\d{10}$/.test(value) && Organisationsnummer.valid(value);
+}
+
+/** An ISIN (ISO 6166): two-letter country, nine characters, and its check digit right. */
+export function isValidIsin(value: string): boolean {
+  return isISIN(value);
 }
 
 /**

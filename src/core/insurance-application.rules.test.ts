@@ -23,7 +23,7 @@ test('every problem at once, each at its JSON path', () => {
   const bad: InsuranceApplicationInput = {
     ...input, taxCategory: 'P', policyholder: { id: '197001011234' }, insured: { id: '5561234567' },
     premium: { single: '10.005', monthly: '200000' },
-    funds: [{ isin: 'SE000DEPA010', percent: 50 }, { isin: 'SE000DEPA010', percent: 20 }, { isin: 'SE000DEPA028', percent: 20 }],
+    funds: [{ isin: 'SE000DEPA010', percent: 50 }, { isin: 'SE000DEPA010', percent: 20 }, { isin: 'SE000DEPA028', percent: 20 }, { isin: 'SE000DEPA019', percent: 5 }],
     custodianId: 'nobody', beneficiary: { choice: 'named', names: [] },
   };
   const found = checkInsuranceApplication(bad, { ...facts, advisor: { active: false } }).map((p) => [p.path, p.code]);
@@ -36,6 +36,7 @@ test('every problem at once, each at its JSON path', () => {
     ['$.premium.monthly', 'PREMIUM_OUT_OF_BOUNDS'],
     ['$.funds[1].isin', 'ALLOCATION_DUPLICATE_FUND'],
     ['$.funds[2].isin', 'FUND_NOT_SELECTABLE'],
+    ['$.funds[3].isin', 'ISIN_INVALID'],
     ['$.funds', 'ALLOCATION_NOT_100'],
     ['$.custodianId', 'CUSTODIAN_UNKNOWN'],
     ['$.beneficiary.names', 'BENEFICIARY_MISSING'],

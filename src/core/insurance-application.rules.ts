@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import type { ErrorCode } from './error-codes.ts';
-import { isValidOrganisationNumber, isValidPersonalIdentityNumber } from './identifiers.ts';
+import { isValidIsin, isValidOrganisationNumber, isValidPersonalIdentityNumber } from './identifiers.ts';
 import type { IsoDate } from './calendar-date.ts';
 
 /**
@@ -97,8 +97,9 @@ export function checkInsuranceApplication(input: InsuranceApplicationInput, fact
 }
 
 /**
- * The funds chosen for future premiums (`$.funds`): each once, each selectable in the
- * product (not checked when the product is unknown), percentages summing to 100.
+ * The funds chosen for future premiums (`$.funds`): each once, each a valid ISIN
+ * selectable in the product (not checked when the product is unknown), percentages
+ * summing to 100.
  */
 export function checkFundChoice(funds: readonly FundChoice[], productId: string | undefined, selectableIsins: ReadonlySet<string>): ApplicationProblem[] {
   const problems: ApplicationProblem[] = [];
@@ -107,7 +108,9 @@ export function checkFundChoice(funds: readonly FundChoice[], productId: string 
   for (const [index, fund] of funds.entries()) {
     if (seen.has(fund.isin)) problems.push({ path: `$.funds[${index}].isin`, code: 'ALLOCATION_DUPLICATE_FUND', message: `${fund.isin} is named more than once.` });
     seen.add(fund.isin);
-    if (productId !== undefined && !selectableIsins.has(fund.isin)) {
+    if (!isValidIsin(fund.isin)) {
+      problems.push({ path: `$.funds[${index}].isin`, code: 'ISIN_INVALID', message: `${fund.isin} is not an ISIN: its check digit is wrong.` });
+    } else if (productId !== undefined && !selectableIsins.has(fund.isin)) {
       problems.push({ path: `$.funds[${index}].isin`, code: 'FUND_NOT_SELECTABLE', message: `${fund.isin} cannot be chosen in ${productId} (GET /Product/${productId}/Funds).` });
     }
     total = total.plus(fund.percent);

@@ -1,5 +1,6 @@
 import type { Database } from './database.ts';
 import { seedDemoCatalogue } from './demo-catalogue.ts';
+import { loadFunds, type FundListing } from './funds.repository.ts';
 
 /**
  * The demo ledger `npm start` runs on: one employer's pension agreement with six
@@ -36,7 +37,8 @@ export const DEMO = {
   },
 } as const;
 
-export const DEMO_SQL = `
+/** The demo products; their funds follow in DEMO_FUNDS, then DEMO_SQL's agreement and people. */
+const DEMO_PRODUCTS_SQL = `
 INSERT INTO products (code, name, kind, min_fixed_charge, max_fixed_charge, min_capital_charge, max_capital_charge) VALUES
   ('TJP-DEPA', 'Tjänstepension Depå', 'T', 0, 1200, 0, 2.0),
   ('PPF-DEPA', 'Privat pension Depå', 'P', 0, 1200, 0, 2.0),
@@ -46,23 +48,9 @@ ON CONFLICT DO NOTHING;
 UPDATE products SET min_monthly_premium = 100, max_monthly_premium = 50000, max_extra_premium = 1000000 WHERE code IN ('TJP-DEPA', 'TJP-DEPA-ESG');
 UPDATE products SET min_monthly_premium = 100, max_monthly_premium = 10000, max_extra_premium = 500000 WHERE code = 'PPF-DEPA';
 UPDATE products SET min_monthly_premium = 0, max_monthly_premium = 100000, max_extra_premium = 5000000 WHERE code = 'KF-DEPA';
+`;
 
-INSERT INTO funds (isin, name) VALUES
-  ('SE000DEPA010', 'Depå Global Index'),
-  ('SE000DEPA028', 'Depå Sverige Index'),
-  ('SE000DEPA036', 'Depå Hållbar Global'),
-  ('SE000DEPA044', 'Depå Räntefond Kort'),
-  ('SE000DEPA051', 'Depå Tillväxtmarknad'),
-  ('LU00GLOBAL16', 'Lux Global Equity')
-ON CONFLICT DO NOTHING;
-INSERT INTO product_funds (product_code, isin) VALUES
-  ('TJP-DEPA', 'SE000DEPA010'), ('TJP-DEPA', 'SE000DEPA028'), ('TJP-DEPA', 'SE000DEPA036'), ('TJP-DEPA', 'SE000DEPA044'),
-  ('TJP-DEPA-ESG', 'SE000DEPA036'), ('TJP-DEPA-ESG', 'SE000DEPA044'),
-  ('PPF-DEPA', 'SE000DEPA010'), ('PPF-DEPA', 'SE000DEPA028'), ('PPF-DEPA', 'SE000DEPA044'),
-  ('KF-DEPA', 'SE000DEPA010'), ('KF-DEPA', 'SE000DEPA028'), ('KF-DEPA', 'SE000DEPA036'), ('KF-DEPA', 'SE000DEPA044'),
-  ('KF-DEPA', 'SE000DEPA051'), ('KF-DEPA', 'LU00GLOBAL16')
-ON CONFLICT DO NOTHING;
-
+export const DEMO_SQL = `
 INSERT INTO agreements (agreement_number, name, employer_organisation_number) VALUES
   ('AGR-1001', 'Demo Employer AB pension plan', '5561234567')
 ON CONFLICT DO NOTHING;
@@ -172,7 +160,21 @@ SELECT e.id, e.start_date, 480000, 'SEK', 'demo-seed' FROM employments e
    AND NOT EXISTS (SELECT 1 FROM salaries s WHERE s.employment_id = e.id AND s.message_id = 'demo-seed');
 `;
 
+/** The demo funds, loaded (ISINs checked) before the rows that choose them. */
+export const DEMO_FUNDS: readonly FundListing[] = [
+  { isin: 'SE000DEPA010', name: 'Depå Global Index', productCodes: ['TJP-DEPA', 'PPF-DEPA', 'KF-DEPA'] },
+  { isin: 'SE000DEPA028', name: 'Depå Sverige Index', productCodes: ['TJP-DEPA', 'PPF-DEPA', 'KF-DEPA'] },
+  { isin: 'SE000DEPA036', name: 'Depå Hållbar Global', productCodes: ['TJP-DEPA', 'TJP-DEPA-ESG', 'KF-DEPA'] },
+  { isin: 'SE000DEPA044', name: 'Depå Räntefond Kort', productCodes: ['TJP-DEPA', 'TJP-DEPA-ESG', 'PPF-DEPA', 'KF-DEPA'] },
+  { isin: 'SE000DEPA051', name: 'Depå Tillväxtmarknad', productCodes: ['KF-DEPA'] },
+  { isin: 'LU00GLOBAL16', name: 'Lux Global Equity', productCodes: ['KF-DEPA'] },
+];
+
 export async function seedDemoData(db: Database): Promise<void> {
-  await db.transaction((tx) => tx.exec(DEMO_SQL));
+  await db.transaction(async (tx) => {
+    await tx.exec(DEMO_PRODUCTS_SQL);
+    await loadFunds(tx, DEMO_FUNDS);
+    await tx.exec(DEMO_SQL);
+  });
   await seedDemoCatalogue(db);
 }
