@@ -226,6 +226,39 @@ describe('FolderInboxWatcher', () => {
     await waitFor(() => existsSync(join(cp.folder, 'archive', '2026-03-14', '01TEST0002-x.xml')), 'x.xml to be archived');
   });
 
+  test('a file its sender goes on writing after it was taken is noticed: a warning and a note on its message', async (t) => {
+    const cp = await makeCounterparty(t);
+    const grew: { messageId: string; bytesRead: number; sizeNow: number }[] = [];
+    const intake = new RecordingIntake();
+    const noting: IntakePort = { receive: (envelope) => intake.receive(envelope), inboxFileGrew: async (messageId, sizes) => void grew.push({ messageId, ...sizes }) };
+    const log = recordingLog();
+    await startWatcher(t, cp, noting, { stableMs: 100, rescanEveryMs: 200, log });
+    const path = join(cp.folder, 'inbox', 'paused.xml');
+    await writeFile(path, '<Holdings>first part');
+    await waitFor(() => intake.handovers.length === 1, 'the paused upload to be taken');
+    const archived = join(cp.folder, 'archive', '2026-03-14', '01TEST0001-paused.xml');
+    await waitFor(() => existsSync(archived), 'the taken file to be archived');
+    // The sender's connection still has the file open: its next write lands in the archived file.
+    await appendFile(archived, ' and the rest</Holdings>');
+
+    await waitFor(() => grew.length === 1, 'the growth to be noted on the message');
+    assert.deepEqual(grew, [{ messageId: '01TEST0001', bytesRead: 20, sizeNow: 44 }]);
+    assert.ok(log.warnings.some((w) => /grew after it was taken/.test(w.msg) && w.obj.name === 'paused.xml'), JSON.stringify(log.warnings));
+    await sleep(700); // reported once, not at every rescan
+    assert.equal(grew.length, 1);
+  });
+
+  test('a file that stays as it was taken is not reported', async (t) => {
+    const cp = await makeCounterparty(t);
+    const grew: string[] = [];
+    const intake = new RecordingIntake();
+    await startWatcher(t, cp, { receive: (envelope) => intake.receive(envelope), inboxFileGrew: async (messageId) => void grew.push(messageId) }, { stableMs: 100, rescanEveryMs: 100 });
+    await writeFile(join(cp.folder, 'inbox', 'whole.xml'), '<Holdings/>');
+    await waitFor(() => intake.handovers.length === 1, 'the file to be taken');
+    await sleep(600); // past every rescan that looks at it
+    assert.deepEqual(grew, []);
+  });
+
   test('a file written slowly is taken once, after its last chunk, complete', async (t) => {
     const cp = await makeCounterparty(t);
     const intake = new RecordingIntake();

@@ -71,4 +71,6 @@ export interface IntakePort {
    * (an event on the message) the first time; true then, so the channel reports it once.
    */
   inboxFileNotMoved?(messageId: string, reason: string): Promise<boolean>;
+  /** The file of this message grew after it was taken (its sender was still writing it): an event on the message for staff. */
+  inboxFileGrew?(messageId: string, sizes: { readonly bytesRead: number; readonly sizeNow: number }): Promise<void>;
 }

@@ -34,6 +34,12 @@ import { counterpartySubfolder, ensureCounterpartyFolders, isTemporaryName, type
  *   records them, and documents for the same agreement are applied in that order, so an
  *   employer that drops a purchase and then a billing stop for the new insurance gets
  *   them applied in that order.
+ * - A file its sender was still writing when it was taken (a slow upload that paused
+ *   longer than `stableMs` under its final name) is noticed: each taken file is looked
+ *   at again at the next rescans, for GROWTH_WATCH_RESCANS of them, and one that grew
+ *   after it was read is logged once and noted as a `grew_after_taken` event on its
+ *   message for staff (the document recorded is the part read, usually answered
+ *   XML_MALFORMED; the whole file sent again under its name is taken as new).
  * - A file larger than `maxDocumentBytes` is never read into memory. Intake reads it
  *   through the descriptor the watcher opened (`/proc/self/fd/<n>` where the system
  *   has it), so it reads the file that was checked, not whatever the name holds later.
@@ -105,6 +111,19 @@ const onGrid = (time: number) => Math.ceil(time / LOOK_EVERY_MS) * LOOK_EVERY_MS
 
 const silentLog: FolderChannelLog = { info() {}, warn() {}, error() {} };
 
+/** How many rescans a taken file is looked at again for growth (with the default 5 s rescan: 10–15 s). */
+const GROWTH_WATCH_RESCANS = 3;
+
+/** A file just taken: where it went, and how much of it was read. */
+interface TakenFile {
+  readonly counterpartyId: string;
+  readonly messageId: string;
+  readonly name: string;
+  readonly path: string;
+  readonly bytesRead: number;
+  rescansLeft: number;
+}
+
 export class FolderInboxWatcher {
   readonly #options: Required<FolderChannelOptions>;
   readonly #inboxes: Inbox[];
@@ -115,6 +134,8 @@ export class FolderInboxWatcher {
   #lookTimer: NodeJS.Timeout | undefined;
   #lookTimerAt = Infinity;
   #rescanTimer: NodeJS.Timeout | undefined;
+  /** Files taken lately, looked at again at the next rescans in case their sender was still writing them. */
+  readonly #recentlyTaken: TakenFile[] = [];
   #idleWaiters: Array<() => void> = [];
   #state: 'new' | 'started' | 'stopped' = 'new';
 
@@ -315,6 +336,9 @@ export class FolderInboxWatcher {
         renameInto(path, target);
         inbox.moved.add(envelope.externalId);
         moved.push(receipt.messageId);
+        if ('bytes' in envelope.content) {
+          this.#recentlyTaken.push({ counterpartyId: counterparty.id, messageId: receipt.messageId, name: envelope.externalId, path: target, bytesRead: envelope.content.bytes.byteLength, rescansLeft: GROWTH_WATCH_RESCANS });
+        }
       } catch (error) {
         // Removed by its sender meanwhile: it has left the inbox all the same.
         if (!existsSync(path)) {
@@ -407,10 +431,44 @@ export class FolderInboxWatcher {
   #scheduleRescan(): void {
     if (this.#state !== 'started') return;
     this.#rescanTimer = setTimeout(() => {
+      this.#checkTakenFilesGrowth();
       this.#rescan();
       this.#look();
       this.#scheduleRescan();
     }, this.#options.rescanEveryMs);
+  }
+
+  /**
+   * Looks at the files taken lately: one larger now than when it was read was still
+   * being written when it was taken (its writes went on into the archived file).
+   * Reported once each — a warning, and an event on its message for staff.
+   */
+  #checkTakenFilesGrowth(): void {
+    const watched = this.#recentlyTaken.splice(0);
+    for (const taken of watched) {
+      let size: number;
+      try {
+        size = lstatSync(taken.path).size;
+      } catch {
+        continue; // moved on or removed by the insurer's housekeeping: nothing to compare
+      }
+      if (size > taken.bytesRead) {
+        this.#reportGrown(taken, size);
+        continue;
+      }
+      if (--taken.rescansLeft > 0) this.#recentlyTaken.push(taken);
+    }
+  }
+
+  #reportGrown(taken: TakenFile, sizeNow: number): void {
+    const { counterpartyId, messageId, name, path, bytesRead } = taken;
+    this.#options.log.warn(
+      { counterpartyId, messageId, name, path, bytesRead, sizeNow },
+      'inbox file grew after it was taken: its sender was still writing it. The document recorded is the part read; the sender should upload under a temporary name and rename, or folders.stableMs be raised',
+    );
+    void this.#options.intake.inboxFileGrew?.(messageId, { bytesRead, sizeNow }).catch((error: unknown) =>
+      this.#options.log.warn({ err: error, messageId }, 'could not note on the message that its file grew after it was taken'),
+    );
   }
 
   /** Notes every non-temporary inbox file not already known: covers failed intakes and missed notifications. */

@@ -216,8 +216,13 @@ export const configSchema = z.strictObject({
     reconcileAfterMs: z.number().int().positive().default(10_000),
   }).prefault({}),
   folders: z.strictObject({
-    /** A file is taken when its size and mtime have not changed for this long. */
-    stableMs: z.number().int().min(0).default(500),
+    /**
+     * A file is taken when its size and mtime have not changed for this long. 3 s: an
+     * upload in one go over a slow link (an SFTP client writes 32 KB at a time, once a
+     * second at 256 kbit/s) pauses for less; a sender that writes under a temporary
+     * name and renames is taken at once whatever this says.
+     */
+    stableMs: z.number().int().min(0).default(3_000),
     pollIntervalMs: z.number().int().positive().default(100),
   }).prefault({}),
   staff: z.strictObject({

@@ -55,3 +55,17 @@ export async function recordInboxFileNotMoved(sql: Sql, messageId: string, reaso
   );
   return rows.length > 0;
 }
+
+/**
+ * The file of this message grew after it was taken: its sender was still writing it, so
+ * the document recorded is the part read. A `grew_after_taken` event for staff, with
+ * both sizes.
+ */
+export async function recordInboxFileGrew(sql: Sql, messageId: string, sizes: { readonly bytesRead: number; readonly sizeNow: number }): Promise<void> {
+  await sql.query(
+    `INSERT INTO message_events (message_id, status, reason, detail)
+     SELECT m.id, m.status, 'grew_after_taken', jsonb_build_object('bytesRead', $2::bigint, 'sizeNow', $3::bigint)
+       FROM messages m WHERE m.id = $1`,
+    [messageId, sizes.bytesRead, sizes.sizeNow],
+  );
+}
