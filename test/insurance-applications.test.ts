@@ -72,13 +72,13 @@ describe('insurance applications', () => {
     assert.deepEqual(valid.json(), { valid: true, reviewReasons: [] });
 
     const broken = await as('firm', { method: 'POST', url: '/InsuranceApplication/validation', payload: {
-      ...application, insured: { id: '197001011234' }, funds: [{ isin: 'SE000DEPA010', percent: 50 }, { isin: 'SE0000000019', percent: 40 }], custodianId: 'nobody',
+      ...application, insured: { id: '197001011234' }, funds: [{ isin: 'SE000DEPA010', percent: 50 }, { isin: 'SE0000108656', percent: 40 }, { isin: 'SE0000000019', percent: 5 }], custodianId: 'nobody',
     } });
     assert.equal(broken.statusCode, 422);
     const problem = broken.json() as { code: string; errors: { path: string; code: string }[] };
     assert.equal(problem.code, 'APPLICATION_INVALID');
     assert.deepEqual(problem.errors.map((e) => [e.path, e.code]), [
-      ['$.insured.id', 'PERSONAL_IDENTITY_NUMBER_INVALID'], ['$.funds[1].isin', 'FUND_NOT_SELECTABLE'], ['$.funds', 'ALLOCATION_NOT_100'], ['$.custodianId', 'CUSTODIAN_UNKNOWN'],
+      ['$.insured.id', 'PERSONAL_IDENTITY_NUMBER_INVALID'], ['$.funds[1].isin', 'FUND_NOT_SELECTABLE'], ['$.funds[2].isin', 'ISIN_INVALID'], ['$.funds', 'ALLOCATION_NOT_100'], ['$.custodianId', 'CUSTODIAN_UNKNOWN'],
     ]);
     assert.equal(await savedCount(), 0, 'nothing saved by a check');
   });
