@@ -4,6 +4,7 @@ import { simpleParser } from 'mailparser';
 import type { Envelope, IntakeOutcome, IntakePort } from '../envelope.ts';
 import { fallbackMessageId, planMail, readParsedMail, type MailPlan, type MailTrust, type ReadMail, type SenderDirectory, type SetAsideReason } from './mail-attachments.ts';
 import type { ChannelHealth } from '../channel-health.ts';
+import { tlsMismatchHint } from './tls-mismatch.ts';
 
 /**
  * Reads the gateway's mailbox over IMAP (imapflow) and hands each XML attachment to
@@ -125,11 +126,13 @@ export class MailboxWatcher {
   async #run(): Promise<void> {
     const { reconnectMinMs = 500, reconnectMaxMs = 30_000 } = this.#options;
     let delay = reconnectMinMs;
+    let lastProblem: string | undefined;
     while (!this.#stopping.signal.aborted) {
       const client = this.#connectClient();
       try {
         await client.connect();
         delay = reconnectMinMs;
+        lastProblem = undefined;
         await this.#ensureFolders(client);
         while (!this.#stopping.signal.aborted && client.usable) {
           await this.#takeAll(client);
@@ -138,8 +141,11 @@ export class MailboxWatcher {
         }
       } catch (error) {
         if (!this.#stopping.signal.aborted) {
-          this.#options.health?.report({ subject: 'mailbox', channel: 'mail', state: 'down', detail: errorText(error) });
-          this.#options.log.warn({ err: errorText(error), host: this.#options.imap.host, retryInMs: delay }, 'mailbox connection failed; reconnecting');
+          const problem = tlsMismatchHint(error, 'mail.imap', this.#options.imap) ?? errorText(error);
+          this.#options.health?.report({ subject: 'mailbox', channel: 'mail', state: 'down', detail: problem });
+          // The same failure again at every reconnect is no news: warned once, until it changes or the mailbox answers.
+          if (problem !== lastProblem) this.#options.log.warn({ err: problem, host: this.#options.imap.host, retryInMs: delay }, 'mailbox connection failed; reconnecting');
+          lastProblem = problem;
         }
       } finally {
         this.#client = undefined;

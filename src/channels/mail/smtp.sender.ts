@@ -1,6 +1,7 @@
 import nodemailer from 'nodemailer';
 import { GatewayError } from '../../core/gateway-error.ts';
 import type { MailSender, OutgoingMail } from './mail-sender.ts';
+import { tlsMismatchHint } from './tls-mismatch.ts';
 
 /** The `mail.smtp` settings: the insurer's SMTP relay. */
 export interface SmtpSettings {
@@ -49,7 +50,8 @@ export function createSmtpSender(settings: SmtpSettings): MailSender {
         });
         return { messageId: info.messageId };
       } catch (error) {
-        throw new GatewayError('DELIVERY_FAILED', `SMTP server ${settings.host}:${settings.port} did not take the mail to ${mail.to}: ${(error as Error).message}`, { cause: error });
+        const hint = tlsMismatchHint(error, 'mail.smtp', settings);
+        throw new GatewayError('DELIVERY_FAILED', `SMTP server ${settings.host}:${settings.port} did not take the mail to ${mail.to}: ${hint ?? (error as Error).message}`, { cause: error });
       }
     },
     async close() {
