@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson, runReports, runDebitRunCommand, runPayoutRunCommand, runPayoutNotices, runMailSetAside, runHashSecret } from './cli/commands.ts';
 import { EXIT, reportError } from './cli/output.ts';
+import { registerApplicationNoticesCommand } from './cli/application-notices.command.ts';
 import { isGatewayError } from './core/gateway-error.ts';
 
 /**
@@ -116,6 +117,8 @@ program
   .option('--unsent', 'only notices not mailed yet')
   .option('--json', 'JSON lines instead of a table')
   .action((options) => runPayoutNotices(program.opts(), options));
+
+registerApplicationNoticesCommand(program);
 
 program
   .command('hash-secret')

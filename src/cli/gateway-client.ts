@@ -113,7 +113,11 @@ export class GatewayClient {
     return this.request(`/api/messages/${encodeURIComponent(id)}/replay`, { method: 'POST' });
   }
 
-  private async request<T>(path: string, init: RequestInit = {}): Promise<T> {
+  /**
+   * A staff API call answered with JSON, for commands that keep their calls beside
+   * them; an error answer is thrown as the GatewayError of its code.
+   */
+  async request<T>(path: string, init: RequestInit = {}): Promise<T> {
     const response = await fetch(`${this.base}${path}`, { ...init, headers: { ...this.headers(), ...(init.headers as Record<string, string>) } });
     if (!response.ok) throw await toError(response);
     return (await response.json()) as T;

@@ -14,7 +14,8 @@ import type { IsoDate } from './calendar-date.ts';
 export interface InsuranceApplicationInput {
   readonly productId: string;
   readonly advisorCode: string;
-  readonly policyholder: { readonly id: string };
+  /** `email`: where the policyholder is told when the application goes to manual review; optional. */
+  readonly policyholder: { readonly id: string; readonly email?: string };
   readonly insured: { readonly id: string };
   /** P, T or K; needed only where the product offers more than one. */
   readonly taxCategory?: string;

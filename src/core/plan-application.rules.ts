@@ -40,7 +40,8 @@ export interface PlanEmployeeInput {
 export interface PlanApplicationInput {
   readonly productId: string;
   readonly advisorCode: string;
-  readonly employer: { readonly organisationNumber: string; readonly name: string };
+  /** `contactEmail`: where the employer is told when the application goes to manual review; optional. */
+  readonly employer: { readonly organisationNumber: string; readonly name: string; readonly contactEmail?: string };
   readonly agreement: {
     readonly categories: readonly PlanCategoryInput[];
     readonly costCenters: readonly { readonly code: string; readonly name: string }[];

@@ -70,6 +70,8 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
       advisorPersonalNumber: { type: 'string', pattern: '^\\d{12}$' },
     },
   });
+  // Where a party to an application is told that it went to manual review (optional).
+  const email = { type: 'string', format: 'email', maxLength: 254, description: 'Told by e-mail when the application goes to manual review', examples: ['anna.andersson@mail.example'] } as const;
   add({
     $id: 'InsuranceApplication',
     type: 'object',
@@ -78,7 +80,13 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
     properties: {
       productId: { type: 'string', minLength: 1, maxLength: 64, description: 'GET /Product' },
       advisorCode: { type: 'string', minLength: 1, maxLength: 64, description: 'One of your firm\'s active advisors' },
-      policyholder: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', pattern: '^(\\d{10}|\\d{12})$', description: 'personnummer (12 digits) or organisationsnummer (10 digits)' } } },
+      policyholder: {
+        type: 'object', additionalProperties: false, required: ['id'],
+        properties: {
+          id: { type: 'string', pattern: '^(\\d{10}|\\d{12})$', description: 'personnummer (12 digits) or organisationsnummer (10 digits)' },
+          email,
+        },
+      },
       insured: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', pattern: '^\\d{12}$', description: 'personnummer (12 digits)' } } },
       taxCategory: { type: 'string', enum: ['P', 'T', 'K'], description: "Needed only where the product offers more than one" },
       premium: {
@@ -135,7 +143,11 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
       advisorCode: { type: 'string', minLength: 1, maxLength: 64, description: "One of your firm's active advisors" },
       employer: {
         type: 'object', additionalProperties: false, required: ['organisationNumber', 'name'],
-        properties: { organisationNumber: { type: 'string', pattern: '^\\d{10}$', description: 'organisationsnummer (10 digits)' }, name: { type: 'string', minLength: 1, maxLength: 200 } },
+        properties: {
+          organisationNumber: { type: 'string', pattern: '^\\d{10}$', description: 'organisationsnummer (10 digits)' },
+          name: { type: 'string', minLength: 1, maxLength: 200 },
+          contactEmail: { ...email, description: "The employer's contact for this application: told by e-mail when it goes to manual review" },
+        },
       },
       agreement: {
         type: 'object', additionalProperties: false, required: ['categories', 'costCenters'],

@@ -21,6 +21,7 @@ import { registerSsekRoutes, ssekHttpsOptions } from './ssek.routes.ts';
 import { SsekDirectory } from '../channels/ssek/ssek-parties.ts';
 import { registerCustodianReportRoutes } from './custodian-reports.routes.ts';
 import { registerPayoutNoticeRoutes } from './payout-notices.routes.ts';
+import { registerApplicationNoticeRoutes } from './application-notices.routes.ts';
 import { registerMailSetAsideRoutes } from './mail-set-aside.routes.ts';
 import { registerRestApi } from './rest-api.ts';
 import { registerPowerOfAttorneyRoutes } from './powers-of-attorney.routes.ts';
@@ -110,6 +111,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     await registerCustodianReportRoutes(staff, options);
     await registerPayoutNoticeRoutes(staff, options);
     await registerChannelHealthRoutes(staff, options);
+    await registerApplicationNoticeRoutes(staff, options);
     await registerMailSetAsideRoutes(staff, options);
     await registerPowerOfAttorneyRoutes(staff, options);
     await registerApplicationReviewRoutes(staff, options);

@@ -4,6 +4,7 @@ import type { ApplicationFacts, InsuranceApplicationInput } from '../core/insura
 import type { PlanApplicationFacts, PlanApplicationInput } from '../core/plan-application.rules.ts';
 import { issueInsurance } from './issue-application.repository.ts';
 import { issuePlan } from './issue-plan-application.repository.ts';
+import { recordReviewNotices } from './application-notices.repository.ts';
 
 /**
  * Applications made through the REST API — individual insurances (`kind` insurance)
@@ -99,7 +100,8 @@ export type NewApplication = AppliedFor & {
 
 /**
  * Saves the application with its first statuses, in one transaction: nothing
- * half-saved. An application approved at once is issued in the same transaction.
+ * half-saved. An application approved at once is issued in the same transaction; one
+ * put under review gets its notices to the advisor and the customer recorded in it.
  */
 export async function insertApplication(db: Database, application: NewApplication, statuses: readonly Omit<StatusChange, 'at'>[], day: string): Promise<void> {
   await db.transaction(async (tx) => {
@@ -110,6 +112,7 @@ export async function insertApplication(db: Database, application: NewApplicatio
         JSON.stringify(application.body), application.submittedAt.toISOString()],
     );
     for (const change of statuses) await recordStatus(tx, application.applicationId, change, application.submittedAt);
+    if (statuses.some((change) => change.status === 'under-review')) await recordReviewNotices(tx, application, application.submittedAt);
     if (statuses.at(-1)?.status === 'approved') await issue(tx, application.applicationId, application, application.submittedAt, application.submittedAt, day);
   });
 }

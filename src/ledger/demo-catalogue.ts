@@ -5,8 +5,9 @@ import { renderTextPdf } from '../documents/text-pdf.ts';
 /**
  * The demo ledger's side for the REST API: which products are offered and how, their
  * documents (small PDFs, one with two versions), an advisor firm with two offices and
- * its advisors, another firm, and a power of attorney the demo firm holds. With it a
- * newcomer can call every path of docs/rest.md with the demo client. Idempotent.
+ * its advisors (each with a demo e-mail address), another firm, and a power of
+ * attorney the demo firm holds. With it a newcomer can call every path of docs/rest.md
+ * with the demo client. Idempotent.
  */
 export const DEMO_ADVISORS = {
   firm: { organisationNumber: '5565555553', name: 'Demo Rådgivning AB' },
@@ -31,11 +32,15 @@ INSERT INTO advisor_offices (office_code, organisation_number, name) VALUES
   ('GBG', '5565555553', 'Göteborg'),
   ('MALMO', '5567777775', 'Malmö')
 ON CONFLICT DO NOTHING;
-INSERT INTO advisors (advisor_code, organisation_number, office_code, name, personal_identity_number, active) VALUES
-  ('ADV-001', '5565555553', 'STHLM', 'Karin Lind', '198105171238', true),
-  ('ADV-002', '5565555553', 'GBG', 'Olof Berg', '197409232340', false),
-  ('ADV-900', '5567777775', 'MALMO', 'Nils Ek', '199011113454', true)
+INSERT INTO advisors (advisor_code, organisation_number, office_code, name, personal_identity_number, active, email) VALUES
+  ('ADV-001', '5565555553', 'STHLM', 'Karin Lind', '198105171238', true, 'karin.lind@demo-radgivning.example'),
+  ('ADV-002', '5565555553', 'GBG', 'Olof Berg', '197409232340', false, 'olof.berg@demo-radgivning.example'),
+  ('ADV-900', '5567777775', 'MALMO', 'Nils Ek', '199011113454', true, 'nils.ek@annan-formedling.example')
 ON CONFLICT DO NOTHING;
+-- Demo ledgers seeded before advisors had an e-mail get theirs.
+UPDATE advisors a SET email = d.email
+  FROM (VALUES ('ADV-001', 'karin.lind@demo-radgivning.example'), ('ADV-002', 'olof.berg@demo-radgivning.example'), ('ADV-900', 'nils.ek@annan-formedling.example')) AS d(code, email)
+ WHERE a.advisor_code = d.code AND a.email IS NULL;
 
 INSERT INTO powers_of_attorney (holder_organisation_number, customer_id, kind, valid_from, valid_to, created_at, created_by)
 SELECT '5565555553', p.customer_id, p.kind, '2026-01-01', NULL, '2026-01-01T08:00:00Z', 'demo-seed'

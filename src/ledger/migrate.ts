@@ -16,6 +16,7 @@ import * as applications from './migrations/0014-applications.ts';
 import * as mailAuthentication from './migrations/0015-mail-authentication.ts';
 import * as outgoingDeliveries from './migrations/0016-outgoing-deliveries.ts';
 import * as planApplications from './migrations/0017-plan-applications.ts';
+import * as applicationNotices from './migrations/0018-application-notices.ts';
 import * as malformedClaimsNothing from './migrations/0020-malformed-claims-nothing.ts';
 import * as channelHealth from './migrations/0021-channel-health.ts';
 
@@ -26,7 +27,7 @@ export interface Migration {
 }
 
 /** Every migration in order. A new migration is a new file and one line here. */
-export const MIGRATIONS: readonly Migration[] = [messageStore, planLedger, planHistory, custodyLedger, remoteSftp, mailbox, ssek, reportDeadlines, debitRuns, lighterMessageRows, inboxFiles, advisorApi, headerMessageIds, applications, mailAuthentication, outgoingDeliveries, planApplications, malformedClaimsNothing, channelHealth];
+export const MIGRATIONS: readonly Migration[] = [messageStore, planLedger, planHistory, custodyLedger, remoteSftp, mailbox, ssek, reportDeadlines, debitRuns, lighterMessageRows, inboxFiles, advisorApi, headerMessageIds, applications, mailAuthentication, outgoingDeliveries, planApplications, applicationNotices, malformedClaimsNothing, channelHealth];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */
 const MIGRATION_LOCK = 4_711_001;

@@ -3,6 +3,7 @@ import { reportDeadlineJob, type DeadlineCheckDeps } from './report-deadlines.jo
 import { debitRunJob, type RunDeps } from './debit-run.ts';
 import { payoutRunJob } from './payout-run.ts';
 import { payoutNoticeJob } from './payout-notices.job.ts';
+import { applicationNoticeJob } from './application-notices.job.ts';
 
 /**
  * The registry of calendar jobs the `worker` role schedules. A new kind of calendar
@@ -18,5 +19,9 @@ export type CalendarJobDeps = DeadlineCheckDeps & {
 
 export function calendarJobs(deps: CalendarJobDeps): CalendarJob[] {
   const payoutNotices = { mailSender: deps.mailSender, address: deps.customerServiceAddress ?? deps.operationsAddress, log: deps.log };
-  return [reportDeadlineJob(deps), ...(deps.runs ? [debitRunJob(deps.runs), payoutRunJob(deps.runs), payoutNoticeJob(payoutNotices)] : [])];
+  return [
+    reportDeadlineJob(deps),
+    applicationNoticeJob({ mailSender: deps.mailSender, log: deps.log }),
+    ...(deps.runs ? [debitRunJob(deps.runs), payoutRunJob(deps.runs), payoutNoticeJob(payoutNotices)] : []),
+  ];
 }
