@@ -2,6 +2,8 @@ import { createRequire } from 'node:module';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson, runReports, runDebitRunCommand, runPayoutRunCommand, runPayoutNotices, runMailSetAside, runHashSecret } from './cli/commands.ts';
 import { EXIT, reportError } from './cli/output.ts';
+import { registerApplicationsCommand } from './cli/applications.command.ts';
+import { registerPowersOfAttorneyCommand } from './cli/powers-of-attorney.command.ts';
 import { registerApplicationNoticesCommand } from './cli/application-notices.command.ts';
 import { isGatewayError } from './core/gateway-error.ts';
 
@@ -9,7 +11,9 @@ import { isGatewayError } from './core/gateway-error.ts';
  * The depot-gateway command. Exit codes a script can rely on:
  *   0  success (for submit: the document was accepted, fully or partly)
  *   1  the document was rejected (submit; DOCUMENT_TOO_LARGE included, whether or not a gateway
- *      is running), or no message / person matches (MESSAGE_NOT_FOUND, PERSON_NOT_FOUND)
+ *      is running), or no message / person matches (MESSAGE_NOT_FOUND, PERSON_NOT_FOUND), or
+ *      nothing with that id to show or change (RESOURCE_NOT_FOUND: an application not under
+ *      review, a power of attorney already revoked)
  *   2  usage error or system error (configuration, database, queue, network)
  */
 /** A --limit: a whole number of at least 1, or a usage error naming what was given. */
@@ -19,7 +23,7 @@ function positiveInteger(value: string): number {
 }
 
 /** Errors that answer the question asked (no such thing; a document refused unrecorded) rather than a failure. */
-const REJECTIONS: ReadonlySet<string> = new Set(['MESSAGE_NOT_FOUND', 'PERSON_NOT_FOUND', 'DOCUMENT_TOO_LARGE']);
+const REJECTIONS: ReadonlySet<string> = new Set(['MESSAGE_NOT_FOUND', 'PERSON_NOT_FOUND', 'DOCUMENT_TOO_LARGE', 'RESOURCE_NOT_FOUND']);
 
 /** The installed release, from package.json (one level up from src/ and from dist/). */
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -119,6 +123,9 @@ program
   .action((options) => runPayoutNotices(program.opts(), options));
 
 registerApplicationNoticesCommand(program);
+
+registerApplicationsCommand(program);
+registerPowersOfAttorneyCommand(program);
 
 program
   .command('hash-secret')

@@ -8,8 +8,9 @@ import { staffUserOf } from './staff-user.ts';
 
 /**
  * Staff keep the register of powers of attorney: list (by customer or holder), grant,
- * revoke. Each change is audited under the staff user who made it. The access policy
- * of the REST API reads the register at every request, so a change holds at once.
+ * revoke (with a reason, if given). Each change is audited under the staff user who
+ * made it. The access policy of the REST API reads the register at every request, so a
+ * change holds at once.
  */
 export async function registerPowerOfAttorneyRoutes(app: FastifyInstance, options: HttpServerOptions): Promise<void> {
   const { deps } = options;
@@ -21,15 +22,34 @@ export async function registerPowerOfAttorneyRoutes(app: FastifyInstance, option
   app.post<{ Body: unknown }>('/api/powers-of-attorney', async (request, reply) => {
     const power = readNewPower(request.body);
     const granted = await grantPowerOfAttorney(deps.db, power, staffUserOf(request), deps.clock());
-    if (!granted) throw new GatewayError('REQUEST_INVALID', `holderOrganisationNumber ${power.holderOrganisationNumber} is not a registered advisor firm.`);
+    if (!granted) throw new GatewayError('REQUEST_INVALID', notAnAdvisorFirm(power.holderOrganisationNumber));
     return reply.code(201).header('location', `/api/powers-of-attorney/${granted.id}`).send(granted);
   });
 
-  app.post<{ Params: { id: string } }>('/api/powers-of-attorney/:id/revoke', async (request) => {
-    const revoked = await revokePowerOfAttorney(deps.db, request.params.id, staffUserOf(request), deps.clock());
-    if (!revoked) throw new GatewayError('RESOURCE_NOT_FOUND', `No power of attorney ${request.params.id} in force to revoke.`);
+  app.post<{ Params: { id: string }; Body: unknown }>('/api/powers-of-attorney/:id/revoke', async (request) => {
+    const reason = readRevokeReason(request.body);
+    const revoked = await revokePowerOfAttorney(deps.db, request.params.id, staffUserOf(request), deps.clock(), reason);
+    if (!revoked) throw new GatewayError('RESOURCE_NOT_FOUND', notRevocable(request.params.id));
     return revoked;
   });
+}
+
+/** The optional reason of a revocation (`{"reason": "…"}`, or no body): text, not blank. */
+export function readRevokeReason(body: unknown): string | undefined {
+  const reason = (body as { reason?: unknown } | null | undefined)?.reason;
+  if (reason === undefined || reason === null) return undefined;
+  if (typeof reason !== 'string' || reason.trim() === '') throw new GatewayError('REQUEST_INVALID', 'reason: text, or left out');
+  return reason.trim();
+}
+
+/** Why a grant was refused although its values are well formed. */
+export function notAnAdvisorFirm(holderOrganisationNumber: string): string {
+  return `holderOrganisationNumber ${holderOrganisationNumber} is not a registered advisor firm.`;
+}
+
+/** Why a revocation found nothing to revoke. */
+export function notRevocable(id: string): string {
+  return `No power of attorney ${id} in force to revoke.`;
 }
 
 /** The body of a grant, checked: every problem named at once. */

@@ -142,13 +142,21 @@ export async function decideApplication(db: Database, applicationId: string, dec
   });
 }
 
-/** Applications by status (all when none given), oldest first: the staff's review list. */
-export async function listApplications(db: Sql, status: ApplicationStatus | undefined, limit: number): Promise<ApplicationSummary[]> {
+export interface ApplicationFilter {
+  /** Only applications with this status; all when left out. */
+  readonly status?: ApplicationStatus | undefined;
+  /** Only individual insurances or only employers' plans; both when left out. */
+  readonly kind?: ApplicationSummary['kind'] | undefined;
+}
+
+/** Applications by status and kind (all when none given), oldest first: the staff's review list. */
+export async function listApplications(db: Sql, filter: ApplicationFilter, limit: number): Promise<ApplicationSummary[]> {
   const { rows } = await db.query<ApplicationSummary & { submittedAt: Date | string }>(
     `SELECT ${SUMMARY_COLUMNS}
        FROM applications a JOIN products p ON p.code = a.product_code
-      WHERE ($1::text IS NULL OR a.status = $1) ORDER BY a.submitted_at, a.application_id LIMIT $2`,
-    [status ?? null, limit],
+      WHERE ($1::text IS NULL OR a.status = $1) AND ($2::text IS NULL OR a.kind = $2)
+      ORDER BY a.submitted_at, a.application_id LIMIT $3`,
+    [filter.status ?? null, filter.kind ?? null, limit],
   );
   return rows.map((row) => ({ ...row, submittedAt: iso(row.submittedAt) }));
 }

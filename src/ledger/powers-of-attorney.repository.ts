@@ -59,8 +59,11 @@ export async function grantPowerOfAttorney(db: Database, power: NewPowerOfAttorn
   });
 }
 
-/** Revokes a power of attorney from now on; undefined when there is none with that id or it is already revoked. */
-export async function revokePowerOfAttorney(db: Database, id: string, by: string, at: Date): Promise<PowerOfAttorneyRow | undefined> {
+/**
+ * Revokes a power of attorney from now on, the reason (when given) kept in its audit
+ * row; undefined when there is none with that id or it is already revoked.
+ */
+export async function revokePowerOfAttorney(db: Database, id: string, by: string, at: Date, reason?: string): Promise<PowerOfAttorneyRow | undefined> {
   if (!/^\d{1,18}$/.test(id)) return undefined;
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<PowerOfAttorneyRow>(
@@ -69,7 +72,7 @@ export async function revokePowerOfAttorney(db: Database, id: string, by: string
     );
     const row = rows[0];
     if (!row) return undefined;
-    await audit(tx, row.id, 'revoked', by, at, {});
+    await audit(tx, row.id, 'revoked', by, at, reason === undefined ? {} : { reason });
     return withIsoTimes(row);
   });
 }
