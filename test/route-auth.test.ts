@@ -28,6 +28,8 @@ const PUBLIC_ROUTES: readonly { readonly url: RegExp; readonly why: string }[] =
   // SSEK senders are identified by the SSEK header, client certificate and signature;
   // every refusal is a SOAP fault. GET publishes the WSDL.
   { url: /^\/ssek$/, why: 'SSEK endpoint (certificates and signatures)' },
+  // The catalogue's XSDs the WSDL includes: published schemas, the same as in schemas/.
+  { url: /^\/ssek\/xsd\/:file$/, why: 'XSDs the SSEK WSDL includes' },
 ];
 
 /** Plausible values for path parameters; any other parameter gets `1`. */

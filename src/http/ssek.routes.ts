@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { TLSSocket } from 'node:tls';
 import type { ServerOptions } from 'node:https';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayConfig } from '../config/config.schema.ts';
+import { PROJECT_ROOT } from '../config/load-config.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import type { IntakePort } from '../channels/envelope.ts';
 import type { PipelineDeps } from '../pipeline/pipeline-deps.ts';
@@ -15,9 +16,10 @@ import { buildSsekWsdl } from '../channels/ssek/ssek.wsdl.ts';
 /**
  * The SSEK endpoint on the api port: POST /ssek takes SOAP 1.1 envelopes (text/xml or
  * application/soap+xml), GET /ssek?wsdl publishes the WSDL (its address from
- * `ssek.publicUrl`). Not behind staff
- * authentication: the SSEK header, the client certificate (mutual TLS) and the
- * WS-Security signature identify the sender. Every failure, including Fastify's own
+ * `ssek.publicUrl`) and GET /ssek/xsd/<Name>.xsd the catalogue's schemas it includes,
+ * byte for byte as in schemas/ (so their relative includes resolve beside them). Not
+ * behind staff authentication: the SSEK header, the client certificate (mutual TLS) and
+ * the WS-Security signature identify the sender. Every failure, including Fastify's own
  * (body too large, wrong content type), is answered as a SOAP fault with HTTP 500.
  */
 export interface SsekRouteOptions {
@@ -43,6 +45,7 @@ export async function registerSsekRoutes(app: FastifyInstance, options: SsekRout
     const type = deps.catalogue.get(name);
     return type ? [{ name, responseName: type.responseName }] : [];
   });
+  const schemas = readCatalogueSchemas(join(PROJECT_ROOT, 'schemas'));
   await app.register(async (ssek) => {
     // Every body is taken as bytes here, whatever its content type says: a sender posting
     // JSON or a form gets a SOAP fault telling it what to send, not a JSON parser's error.
@@ -55,6 +58,14 @@ export async function registerSsekRoutes(app: FastifyInstance, options: SsekRout
         return reply.code(404).type('text/plain; charset=utf-8').send('The SSEK endpoint takes POST; its WSDL is at /ssek?wsdl.\n');
       }
       return reply.type('text/xml; charset=utf-8').send(buildSsekWsdl(publicUrl(config, ssek), operations));
+    });
+
+    ssek.get('/ssek/xsd/:file', async (request, reply) => {
+      const schema = schemas.get((request.params as { file: string }).file);
+      if (schema === undefined) {
+        return reply.code(404).type('text/plain; charset=utf-8').send('No such schema; the WSDL at /ssek?wsdl names those there are.\n');
+      }
+      return reply.type('text/xml; charset=utf-8').send(schema);
     });
 
     ssek.post('/ssek', { bodyLimit: config.limits.maxDocumentBytes + ENVELOPE_ALLOWANCE }, async (request, reply) => {
@@ -85,6 +96,12 @@ function publicUrl(config: Readonly<GatewayConfig>, app: FastifyInstance): strin
   const port = config.port || (address && typeof address === 'object' ? address.port : config.port);
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   return `${config.ssek.tls ? 'https' : 'http'}://${host}:${port}/ssek`;
+}
+
+/** The catalogue's XSDs by file name, read once: only these names are served, so no path reaches the disk. */
+function readCatalogueSchemas(folder: string): ReadonlyMap<string, string> {
+  const files = readdirSync(folder).filter((name) => /^[A-Za-z0-9_-]+\.xsd$/.test(name));
+  return new Map(files.map((name) => [name, readFileSync(join(folder, name), 'utf8')]));
 }
 
 /**
