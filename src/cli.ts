@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson, runReports, runDebitRunCommand, runPayoutRunCommand, runPayoutNotices, runMailSetAside, runHashSecret } from './cli/commands.ts';
+import { registerInsuranceEndCommand } from './cli/insurance-end.command.ts';
 import { EXIT, reportError } from './cli/output.ts';
 import { registerApplicationsCommand } from './cli/applications.command.ts';
 import { registerPowersOfAttorneyCommand } from './cli/powers-of-attorney.command.ts';
@@ -107,6 +108,8 @@ program
   .option('--dry-run', 'compute and print the documents without storing or sending them')
   .option('--json', 'the outcome as JSON')
   .action((options) => runPayoutRunCommand(program.opts(), options));
+
+registerInsuranceEndCommand(program);
 
 program
   .command('mail-set-aside')

@@ -5,14 +5,16 @@
  * value — then April, July and October) for a P, a T and a K insurance, every amount
  * of every file against figures worked out by hand; repeats that change nothing; a
  * failed delivery that leaves the run stored and its recorded file delivered by the run
- * made again; monthly payouts until paid out; and the runs missed while the gateway was
+ * made again; monthly payouts until paid out; insurances that end (paid out, or ended by
+ * staff through the API and the CLI) charged to their last day and no further, without
+ * tax on an opening value or payouts after it; and the runs missed while the gateway was
  * down, made at start.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { createSmtpSender } from '../src/channels/mail/smtp.sender.ts';
 import { PROJECT_ROOT } from '../src/config/load-config.ts';
@@ -22,8 +24,8 @@ import { makeRun, runDebitRun, runDepsFrom, type RunDeps } from '../src/pipeline
 import { runPayoutRun, schedulePayout } from '../src/pipeline/payout-run.ts';
 import { listPayoutNotices, mailPayoutNotices, payoutNoticeJob } from '../src/pipeline/payout-notices.job.ts';
 import { runDuePeriods } from '../src/pipeline/calendar.scheduler.ts';
-import { createDemoLedgerTemplate, createTestDatabase, startTestGateway, testSettings, waitFor, type TestDatabase, type TestGateway } from './support/harness.ts';
-import { runCliToEnd, writeConfigFile } from './support/processes.ts';
+import { createDemoLedgerTemplate, createTestDatabase, deleteQueues, startTestGateway, testSettings, waitFor, type TestDatabase, type TestGateway } from './support/harness.ts';
+import { freePort, runCliToEnd, writeConfigFile } from './support/processes.ts';
 import { startSmtpSink } from './support/smtp-sink.ts';
 
 const CUSTOMER_SERVICE = 'customer.service@insurer.example';
@@ -308,6 +310,150 @@ test('an insurance in payout: a sell order by the 10th and a payout by the 22nd 
     assert.deepEqual(payout[0], { status: 'completed', completed_month: '2026-08', orders: 4, notices: '2026-05' });
   } finally {
     await gateway.destroy();
+  }
+});
+
+test('insurances that end: paid out in June is charged to its last payout day and nothing from Q3; ended by staff on 15 October owes no opening-value tax', async () => {
+  const gateway = await gatewayOnDemoLedger({ roles: ['api'] });
+  const staff = { authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` };
+  const end = (number: string, payload: object, headers: Record<string, string> = staff) =>
+    gateway.http!.inject({ method: 'POST', url: `/api/insurances/${number}/end`, headers, payload });
+  try {
+    const { db } = gateway.deps;
+    await insertYear(db);
+    await db.exec(`
+      INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
+        VALUES ('DEPA-100006', '2024-12-31', 100.00, 349900.00, 350000.00, 1, 'test');
+      INSERT INTO custody_transactions (account_number, transaction_id, transaction_type, trade_date, settlement_date, amount, currency, message_id)
+        VALUES ('DEPA-100006', 'T5', 'Deposit', '2024-10-10', '2024-10-10', 2000.00, 'SEK', 'test'),
+               ('DEPA-100006', 'T6', 'Deposit', '2024-11-01', '2024-11-01', 5000.00, 'SEK', 'test')`);
+    const deps = runDeps(gateway);
+
+    // The P insurance is paid out in one installment in June 2024: the payout run ends it on the pay-by day.
+    await db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-100007', startMonth: '2024-06', terms: { months: 1 } }, new Date('2024-05-15T08:00:00Z')));
+    await makeRun(db, deps, (tx) => runPayoutRun(tx, deps, '2024-06', new Date('2024-06-01T05:00:00Z')));
+    // 22 June 2024 is a Saturday and Friday the 21st Midsummer Eve: paid by Thursday the 20th.
+    assert.equal(linesOf(await outboxFile(gateway, 'payout-2024-06.DebitAccounts.xml'))['DEPA-100007']?.PayBy, '2024-06-20');
+    const ends = async () => (await db.query<{ insurance_number: string; end_date: string; end_cause: string; ended_by: string }>(
+      `SELECT insurance_number, end_date::text, end_cause, ended_by FROM insurances WHERE end_date IS NOT NULL ORDER BY insurance_number`)).rows;
+    assert.deepEqual(await ends(), [{ insurance_number: 'INS-100007', end_date: '2024-06-20', end_cause: 'paid-out', ended_by: 'payout-run' }]);
+
+    // Staff record the K insured's death: last day in force 15 October 2024.
+    assert.equal((await end('INS-100006', { cause: 'death', date: '2024-10-15' }, {})).statusCode, 401, 'staff only');
+    const refused = await end('INS-100006', { cause: 'retired', date: '2024-10-32' });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.json().message, /cause: one of paid-out, transferred-out, surrendered, death; date: the last day in force/);
+    // Not after today (the test clock's 22 November 2026), nor before the insurance began (1 January 2022).
+    const future = await end('INS-100006', { cause: 'death', date: '2026-11-23' });
+    assert.equal(future.statusCode, 400);
+    assert.match(future.json().message, /date: not after today \(2026-11-22\)/);
+    const early = await end('INS-100006', { cause: 'death', date: '2021-12-31' });
+    assert.equal(early.statusCode, 400);
+    assert.match(early.json().message, /date: on or after the insurance's start, 2022-01-01/);
+    const unknown = await end('INS-999999', { cause: 'death', date: '2024-10-15' });
+    assert.equal(unknown.statusCode, 404);
+    assert.equal(unknown.json().code, 'RESOURCE_NOT_FOUND');
+    assert.equal((await ends()).length, 1, 'nothing recorded by a refused end');
+    const ended = await end('INS-100006', { cause: 'death', date: '2024-10-15' });
+    assert.equal(ended.statusCode, 201);
+    assert.deepEqual({ ...(ended.json() as object), recordedAt: undefined }, { insuranceNumber: 'INS-100006', endDate: '2024-10-15', cause: 'death', endedBy: 'staff:staff', recordedAt: undefined });
+    const again = await end('INS-100006', { cause: 'surrendered', date: '2024-11-01' });
+    assert.equal(again.statusCode, 409);
+    assert.equal(again.json().code, 'INSURANCE_ALREADY_ENDED');
+    assert.match(again.json().message, /ended 2024-10-15 \(death\), recorded by staff:staff/);
+
+    const at = new Date('2025-05-01T08:00:00Z');
+    for (const [year, quarter] of [[2024, 2], [2024, 3], [2024, 4], [2025, 1]] as const) await makeRun(db, deps, (tx) => runDebitRun(tx, deps, { year, quarter }, at));
+    // Q2: the P insurance 1 April – 20 June, 81 of 91 days. Fixed 360 × 81 / 364 = 80.1098… → 80.11;
+    // capital 1 150 000.00 × 81 × 0.4 % / 366 = 372 600 / 366 = 1 018.0327… → 1 018.03. Cash 20 000 covers it.
+    assert.deepEqual(linesOf(await outboxFile(gateway, 'debit-run-2024-Q2.DebitAccounts.xml'))['DEPA-100007'], { FixedCharge: '80.11', CapitalCharge: '1018.03' });
+    // Q3: nothing for it, though the ledger still holds values for its account.
+    const q3 = linesOf(await outboxFile(gateway, 'debit-run-2024-Q3.DebitAccounts.xml'));
+    assert.equal(q3['DEPA-100007'], undefined);
+    assert.ok(q3['DEPA-100006'], 'the K insurance, still in force, is debited for Q3');
+    // February 2025 (Q4 2024): the K insurance 1–15 October, 15 of 92 days, at 340 000.00.
+    const february = linesOf(await outboxFile(gateway, 'debit-run-2024-Q4.DebitAccounts.xml'))['DEPA-100006'];
+    assert.equal(february?.FixedCharge, '14.67'); // 360 × 15 / 368 = 14.6739… → 14.67
+    assert.equal(february?.CapitalCharge, '48.77'); // 340 000.00 × 15 × 0.35 % / 366 = 17 850 / 366 = 48.7704… → 48.77
+    // Only the deposit of 10 October, while in force: 2 000.00 × 1.086 % / 2 = 10.86. The 1 November one is not taxed.
+    assert.equal(february?.['YieldTax/Deposits'], '10.86');
+    // Not in force on 1 January 2025: no tax on the 350 000.00 of 31 December.
+    assert.equal(february?.['YieldTax/OpeningValue'], undefined);
+    // April 2025 (Q1 2025): no line for it; the T insurance still in force is debited.
+    const april = linesOf(await outboxFile(gateway, 'debit-run-2025-Q1.DebitAccounts.xml'));
+    assert.deepEqual(Object.keys(april), ['DEPA-100001']);
+    const { rows: lines } = await db.query<{ run_key: string; charge: string; period_to: string }>(
+      `SELECT run_key, charge, max(period_to)::text AS period_to FROM debit_lines
+        WHERE insurance_number IN ('INS-100006', 'INS-100007') AND run_key LIKE '%-Q%' AND charge <> 'SellOrder' GROUP BY run_key, insurance_number, charge
+        HAVING max(period_to) > (SELECT end_date FROM insurances i WHERE i.insurance_number = debit_lines.insurance_number)`,
+    );
+    assert.deepEqual(lines, [], 'no charge line runs past an end date (a sell order to pay them is dated on the run date)');
+  } finally {
+    await gateway.destroy();
+  }
+});
+
+test('an insurance ended during its payout gets no more orders; staff end insurances from the CLI, through the gateway or in-process', async () => {
+  const folder = await mkdtemp(join(tmpdir(), 'dg-insurance-end-'));
+  const gateway = await gatewayOnDemoLedger({ roles: ['api'] });
+  const inProcessUser = `cli:${userInfo().username}`;
+  const alone = testSettings(join(folder, 'alone', 'data'), { databaseUrl: gateway.database!.url, port: await freePort(), logLevel: 'warn' });
+  try {
+    const { db } = gateway.deps;
+    const deps = runDeps(gateway);
+    await db.exec(`INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
+      VALUES ('DEPA-100002', '2026-04-30', 0, 40000.00, 40000.00, 1, 'test')`);
+    await db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-100002', startMonth: '2026-05', terms: { months: 4 } }, new Date('2026-04-15T08:00:00Z')));
+    await makeRun(db, deps, (tx) => runPayoutRun(tx, deps, '2026-05', new Date('2026-05-01T05:00:00Z')));
+
+    // The insured dies after the first installment: staff record it through the running gateway.
+    const address = gateway.http!.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    await mkdir(join(folder, 'api'));
+    const throughApi = await writeConfigFile(join(folder, 'api'), testSettings(join(folder, 'api', 'data'), { databaseUrl: gateway.database!.url, port, logLevel: 'warn' }));
+    const death = await runCliToEnd(['insurance-end', 'INS-100002', '--cause', 'death', '--date', '2026-05-25', '--json', '--config', throughApi]);
+    assert.equal(death.code, 0, death.stderr);
+    const recorded = JSON.parse(death.stdout) as Record<string, unknown>;
+    assert.deepEqual({ ...recorded, recordedAt: undefined }, { insuranceNumber: 'INS-100002', endDate: '2026-05-25', cause: 'death', endedBy: 'staff:staff', recordedAt: undefined });
+
+    // June: no order for it, and it stays where the payout stopped.
+    await makeRun(db, deps, (tx) => runPayoutRun(tx, deps, '2026-06', new Date('2026-06-01T05:00:00Z')));
+    assert.deepEqual(await xmlFiles(gateway), ['payout-2026-05.DebitAccounts.xml']);
+    const { rows: payout } = await db.query<{ status: string; orders: number }>(
+      `SELECT p.status, (SELECT count(*)::int FROM payout_orders o WHERE o.insurance_number = p.insurance_number) AS orders FROM payouts p WHERE p.insurance_number = 'INS-100002'`);
+    assert.deepEqual(payout, [{ status: 'paying', orders: 1 }]);
+
+    // No gateway answers on this configuration's port: the command works in-process, recorded under the account that ran it.
+    await mkdir(join(folder, 'alone'));
+    const inProcess = await writeConfigFile(join(folder, 'alone'), alone);
+    const again = await runCliToEnd(['insurance-end', 'INS-100002', '--cause', 'surrendered', '--date', '2026-06-01', '--config', inProcess]);
+    assert.equal(again.code, 1, 'an insurance already ended is a refusal');
+    assert.match(again.stderr, /INSURANCE_ALREADY_ENDED: The insurance has already ended\. Insurance INS-100002 ended 2026-05-25 \(death\), recorded by staff:staff\./);
+    const surrender = await runCliToEnd(['insurance-end', 'INS-100003', '--cause', 'surrendered', '--date', '2026-10-01', '--config', inProcess]);
+    assert.equal(surrender.code, 0, surrender.stderr);
+    assert.match(surrender.stdout, new RegExp(`^INSURANCE +LAST DAY +CAUSE +RECORDED BY +RECORDED AT\nINS-100003 +2026-10-01 +surrendered +${inProcessUser} +\\d{4}-\\d{2}-\\d{2}T`));
+    const unknown = await runCliToEnd(['insurance-end', 'INS-999999', '--cause', 'death', '--date', '2026-10-01', '--config', inProcess]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /RESOURCE_NOT_FOUND: .*No insurance INS-999999\./);
+    const badCause = await runCliToEnd(['insurance-end', 'INS-100004', '--cause', 'retired', '--date', '2026-10-01', '--config', inProcess]);
+    assert.equal(badCause.code, 2);
+    assert.match(badCause.stderr, /Allowed choices are paid-out, transferred-out, surrendered, death/);
+
+    const { rows: ends } = await db.query<{ insurance_number: string; end_date: string; end_cause: string; ended_by: string }>(
+      `SELECT insurance_number, end_date::text, end_cause, ended_by FROM insurances WHERE end_date IS NOT NULL ORDER BY insurance_number`);
+    assert.deepEqual(ends, [
+      { insurance_number: 'INS-100002', end_date: '2026-05-25', end_cause: 'death', ended_by: 'staff:staff' },
+      { insurance_number: 'INS-100003', end_date: '2026-10-01', end_cause: 'surrendered', ended_by: inProcessUser },
+    ]);
+    // An insurance that has ended cannot be put in payout.
+    await assert.rejects(
+      db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-100003', startMonth: '2026-11', terms: { months: 2 } }, new Date('2026-10-15T08:00:00Z'))),
+      /INS-100003 is not an insurance in force, or is already in payout/,
+    );
+  } finally {
+    await gateway.destroy();
+    await deleteQueues(alone.queuePrefix as string);
+    await rm(folder, { recursive: true, force: true });
   }
 });
 

@@ -111,6 +111,7 @@ export const ERROR_CODES = {
   MESSAGE_NOT_FOUND: { scope: 'system', httpStatus: 404, retryable: false, message: 'No message has that id.' },
   PERSON_NOT_FOUND: { scope: 'system', httpStatus: 404, retryable: false, message: 'The person has neither an employment nor an insurance under that agreement.' },
   MESSAGE_NOT_REPLAYABLE: { scope: 'system', httpStatus: 409, retryable: false, message: 'Only dead messages can be replayed.' },
+  INSURANCE_ALREADY_ENDED: { scope: 'system', httpStatus: 409, retryable: false, message: 'The insurance has already ended.' },
   REQUEST_INVALID: { scope: 'system', httpStatus: 400, retryable: false, message: 'The request is incomplete or malformed.' },
   COUNTERPARTY_AUTHENTICATION_REQUIRED: { scope: 'system', httpStatus: 401, retryable: false, message: "The counterparty's REST credentials are missing or wrong." },
   STAFF_AUTHENTICATION_REQUIRED: { scope: 'system', httpStatus: 401, retryable: false, message: 'Staff credentials are missing or wrong.' },

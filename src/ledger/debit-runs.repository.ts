@@ -17,16 +17,22 @@ export interface InsuredAccountRow {
   readonly custodianId: string;
   readonly kind: ProductKind;
   readonly startDate: IsoDate;
+  /** The last day in force, when the insurance has ended. */
+  readonly endDate: IsoDate | null;
   readonly insuredPin: string;
   readonly annualFixedCharge: string | null;
   readonly annualCapitalPercent: string | null;
 }
 
-/** The insurances in force by `lastDay` on accounts of custodians not in `excluded`, with their fees in force on `lastDay`. */
-export async function insuredAccounts(sql: Sql, lastDay: IsoDate, excluded: readonly string[]): Promise<InsuredAccountRow[]> {
+/**
+ * The insurances in force on some day from `firstDay` through `lastDay` (started by its
+ * end, not ended before its start) on accounts of custodians not in `excluded`, with
+ * their fees in force on `lastDay`.
+ */
+export async function insuredAccounts(sql: Sql, firstDay: IsoDate, lastDay: IsoDate, excluded: readonly string[]): Promise<InsuredAccountRow[]> {
   const { rows } = await sql.query<InsuredAccountRow>(
     `SELECT i.insurance_number AS "insuranceNumber", i.custody_account AS "accountNumber", a.custodian_id AS "custodianId",
-            p.kind, i.start_date::text AS "startDate", i.insured_pin AS "insuredPin",
+            p.kind, i.start_date::text AS "startDate", i.end_date::text AS "endDate", i.insured_pin AS "insuredPin",
             (SELECT f.value::text FROM insurance_fees f WHERE f.insurance_number = i.insurance_number AND f.fee_type = 'FixedCharge'
                 AND f.effective_date <= $1 ORDER BY f.effective_date DESC, f.id DESC LIMIT 1) AS "annualFixedCharge",
             (SELECT f.value::text FROM insurance_fees f WHERE f.insurance_number = i.insurance_number AND f.fee_type = 'CapitalCharge'
@@ -34,9 +40,9 @@ export async function insuredAccounts(sql: Sql, lastDay: IsoDate, excluded: read
        FROM insurances i
        JOIN products p ON p.code = i.product_code
        JOIN custody_accounts a ON a.account_number = i.custody_account
-      WHERE i.start_date <= $1 AND NOT (a.custodian_id = ANY($2::text[]))
+      WHERE i.start_date <= $1 AND (i.end_date IS NULL OR i.end_date >= $3) AND NOT (a.custodian_id = ANY($2::text[]))
       ORDER BY a.custodian_id, i.custody_account, i.insurance_number`,
-    [lastDay, excluded],
+    [lastDay, excluded, firstDay],
   );
   return rows;
 }

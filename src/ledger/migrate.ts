@@ -17,6 +17,7 @@ import * as mailAuthentication from './migrations/0015-mail-authentication.ts';
 import * as outgoingDeliveries from './migrations/0016-outgoing-deliveries.ts';
 import * as planApplications from './migrations/0017-plan-applications.ts';
 import * as applicationNotices from './migrations/0018-application-notices.ts';
+import * as insuranceEnd from './migrations/0019-insurance-end.ts';
 import * as malformedClaimsNothing from './migrations/0020-malformed-claims-nothing.ts';
 import * as channelHealth from './migrations/0021-channel-health.ts';
 
@@ -27,7 +28,7 @@ export interface Migration {
 }
 
 /** Every migration in order. A new migration is a new file and one line here. */
-export const MIGRATIONS: readonly Migration[] = [messageStore, planLedger, planHistory, custodyLedger, remoteSftp, mailbox, ssek, reportDeadlines, debitRuns, lighterMessageRows, inboxFiles, advisorApi, headerMessageIds, applications, mailAuthentication, outgoingDeliveries, planApplications, applicationNotices, malformedClaimsNothing, channelHealth];
+export const MIGRATIONS: readonly Migration[] = [messageStore, planLedger, planHistory, custodyLedger, remoteSftp, mailbox, ssek, reportDeadlines, debitRuns, lighterMessageRows, inboxFiles, advisorApi, headerMessageIds, applications, mailAuthentication, outgoingDeliveries, planApplications, applicationNotices, insuranceEnd, malformedClaimsNothing, channelHealth];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */
 const MIGRATION_LOCK = 4_711_001;

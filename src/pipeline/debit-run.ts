@@ -34,7 +34,9 @@ import type { StageScheduler } from './pipeline-deps.ts';
  *   delivered — after a crash between commit and delivery, the deliver queue, the
  *   reconciler or the run made again deliver that same file, never a new one;
  * - a custodian whose accounts are all held back gets no row and no file: the run
- *   made again (CLI) once its values are in produces the file.
+ *   made again (CLI) once its values are in produces the file;
+ * - an insurance that has ended (insurances.end_date) is charged to its end date and
+ *   is not read at all by the runs of the quarters after it.
  */
 
 /** What a run needs besides the transaction. */
@@ -103,7 +105,7 @@ export async function runDebitRun(sql: Sql, deps: RunDeps, covered: { year: numb
   await lockRun(sql, runKey);
   const done = await custodiansDone(sql, runKey);
   const span = quarterSpan({ year, quarter });
-  const rows = await insuredAccounts(sql, span.lastDay, done);
+  const rows = await insuredAccounts(sql, span.firstDay, span.lastDay, done);
   const accountNumbers = rows.map((row) => row.accountNumber);
   const valuations = await valuationsOf(sql, accountNumbers, span.firstDay, runDate > span.lastDay ? runDate : span.lastDay);
   const deposits = await depositsOf(sql, accountNumbers, span.firstDay, span.lastDay);
@@ -120,7 +122,7 @@ export async function runDebitRun(sql: Sql, deps: RunDeps, covered: { year: numb
     const unpriced = own.filter((row) => row.annualCapitalPercent === null);
     const result = debitRun(
       own.filter((row) => row.annualCapitalPercent !== null).map((row) => ({
-        accountNumber: row.accountNumber, insuranceNumber: row.insuranceNumber, kind: row.kind, insuredFrom: row.startDate,
+        accountNumber: row.accountNumber, insuranceNumber: row.insuranceNumber, kind: row.kind, insuredFrom: row.startDate, insuredThrough: row.endDate ?? undefined,
         annualFixedCharge: row.annualFixedCharge ?? '360', annualCapitalPercent: row.annualCapitalPercent ?? '0',
         birthDate: birthDateOf(row.insuredPin), coverages: coveragesOf(row.kind),
         deposits: deposits.get(row.accountNumber) ?? [], valuations: valuations.get(row.accountNumber) ?? [],

@@ -1,8 +1,10 @@
+import { payoutDeadline } from '../core/banking-calendar.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import { addMonths, nextInstallment, requireYearMonth, type Installment, type PayoutTerms, type YearMonth } from '../core/payout-plan.ts';
 import type { Sql } from '../ledger/database.ts';
 import { custodiansDone, lockRun, undeliveredRunDocuments, type StoredLine } from '../ledger/debit-runs.repository.ts';
+import { endInsurance } from '../ledger/insurance-end.repository.ts';
 import { DEBIT_ACCOUNTS, type DebitAccountsAccount } from '../messages/debit-accounts.document.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
 import { handOverRunDocuments, storeCustodianRun, type CustodianRunSummary, type RunDeps, type RunSummary } from './debit-run.ts';
@@ -17,6 +19,11 @@ import { handOverRunDocuments, storeCustodianRun, type CustodianRunSummary, type
  * - an insurance is paid at most once a month: `payout_orders` is keyed by insurance
  *   and month, and the run, like the debit run, is one transaction per run key under
  *   its lock that skips custodians already done — a repeat produces nothing new;
+ * - an insurance that has ended (insurances.end_date: paid out, or ended by staff — a
+ *   death, a move to another insurer, a surrender) gets no more orders and cannot be
+ *   put in payout. A payout ends its insurance: the final installment records the end
+ *   (cause `paid-out`, by `payout-run`) on its pay-by day, in the run's transaction, so
+ *   the debit runs charge to that day and never after;
  * - the insured is told once that payout can begin: a `payout_notices` row is written
  *   with the first installment. The ledger holds no address for insured persons, so
  *   payout-notices.job.ts mails the notice to the insurer's customer service, for the letter;
@@ -32,12 +39,12 @@ export async function schedulePayout(sql: Sql, input: { insuranceNumber: string;
   const monthly = 'monthlyAmount' in input.terms ? input.terms.monthlyAmount : null;
   const { rows } = await sql.query<{ insurance_number: string }>(
     `INSERT INTO payouts (insurance_number, start_month, months, monthly_amount, created_at)
-     SELECT insurance_number, $2, $3, $4::numeric, $5 FROM insurances WHERE insurance_number = $1
+     SELECT insurance_number, $2, $3, $4::numeric, $5 FROM insurances WHERE insurance_number = $1 AND end_date IS NULL
      ON CONFLICT (insurance_number) DO NOTHING RETURNING insurance_number`,
     [input.insuranceNumber, input.startMonth, months, monthly, now],
   );
   if (rows.length === 0) {
-    throw new GatewayError('REQUEST_INVALID', `${input.insuranceNumber} is not an insurance, or is already in payout.`, { details: { insuranceNumber: input.insuranceNumber } });
+    throw new GatewayError('REQUEST_INVALID', `${input.insuranceNumber} is not an insurance in force, or is already in payout.`, { details: { insuranceNumber: input.insuranceNumber } });
   }
 }
 
@@ -48,6 +55,8 @@ interface DuePayout {
   readonly months: number | null;
   readonly monthlyAmount: string | null;
   readonly made: number;
+  /** The pay-by day of its latest order, when it has one. */
+  readonly lastPayBy: string | null;
   readonly value: string | null;
 }
 
@@ -56,12 +65,13 @@ async function duePayouts(sql: Sql, month: YearMonth, asOf: string, excluded: re
     `SELECT p.insurance_number AS "insuranceNumber", i.custody_account AS "accountNumber", a.custodian_id AS "custodianId",
             p.months, p.monthly_amount::text AS "monthlyAmount",
             (SELECT count(*)::int FROM payout_orders o WHERE o.insurance_number = p.insurance_number) AS made,
+            (SELECT max(o.pay_by)::text FROM payout_orders o WHERE o.insurance_number = p.insurance_number) AS "lastPayBy",
             (SELECT v.total_value::text FROM custody_valuations v WHERE v.account_number = i.custody_account AND v.as_of <= $2
               ORDER BY v.as_of DESC LIMIT 1) AS value
        FROM payouts p
        JOIN insurances i ON i.insurance_number = p.insurance_number
        JOIN custody_accounts a ON a.account_number = i.custody_account
-      WHERE p.status <> 'completed' AND p.start_month <= $1 AND NOT (a.custodian_id = ANY($3::text[]))
+      WHERE p.status <> 'completed' AND p.start_month <= $1 AND i.end_date IS NULL AND NOT (a.custodian_id = ANY($3::text[]))
         AND NOT EXISTS (SELECT 1 FROM payout_orders o WHERE o.insurance_number = p.insurance_number AND o.month = $1)
       ORDER BY a.custodian_id, i.custody_account`,
     [month, asOf, excluded],
@@ -126,6 +136,9 @@ async function recordInstallments(
       // No custody value reported yet is not "paid out": wait for the custodian's values.
       if (payout.value === null) continue;
       await sql.query(`UPDATE payouts SET status = 'completed', completed_month = $2 WHERE insurance_number = $1`, [payout.insuranceNumber, month]);
+      // The account is empty: the last money left on its latest order's pay-by day (none: nothing was left to pay this month).
+      const [year, monthOfYear] = month.split('-').map(Number) as [number, number];
+      await recordPaidOut(sql, payout.insuranceNumber, payout.lastPayBy ?? payoutDeadline(year, monthOfYear), now);
       continue;
     }
     await sql.query(
@@ -137,6 +150,7 @@ async function recordInstallments(
       `UPDATE payouts SET status = $2, completed_month = CASE WHEN $2 = 'completed' THEN $3 END WHERE insurance_number = $1`,
       [payout.insuranceNumber, installment.final ? 'completed' : 'paying', month],
     );
+    if (installment.final) await recordPaidOut(sql, payout.insuranceNumber, installment.payBy, now);
     if (installment.installment === 1) {
       await sql.query(
         `INSERT INTO payout_notices (insurance_number, first_month, recorded_at) VALUES ($1, $2, $3) ON CONFLICT (insurance_number) DO NOTHING`,
@@ -144,6 +158,11 @@ async function recordInstallments(
       );
     }
   }
+}
+
+/** Ends a paid-out insurance on the day its last money leaves (an ended one is not in payout: see duePayouts). */
+async function recordPaidOut(sql: Sql, insuranceNumber: string, endDate: string, now: Date): Promise<void> {
+  await endInsurance(sql, { insuranceNumber, endDate, cause: 'paid-out', endedBy: 'payout-run' }, now);
 }
 
 // ---- Calendar job ------------------------------------------------------------------

@@ -1,0 +1,64 @@
+import { type Command, Option } from 'commander';
+import { stockholmDate } from '../core/calendar-date.ts';
+import { isGatewayError } from '../core/gateway-error.ts';
+import { endedOrThrow, readInsuranceEnd } from '../http/insurance-end.routes.ts';
+import { endInsurance, INSURANCE_END_CAUSES, type InsuranceEnd } from '../ledger/insurance-end.repository.ts';
+import { postJson, printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
+import { EXIT, reportError, table } from './output.ts';
+
+/**
+ * `depot-gateway insurance-end <number> --cause death --date YYYY-MM-DD`: staff record
+ * the last day in force of an insurance that ended outside the gateway's flows (a
+ * death, a move to another insurer, a surrender), as POST /api/insurances/<number>/end
+ * does. Through the running gateway's staff API when one answers (recorded under the
+ * staff user), otherwise in-process with the same checks (recorded under
+ * `cli:<account>`). An insurance that is unknown or already ended is a refusal (exit
+ * 1), not a failure.
+ */
+export function registerInsuranceEndCommand(program: Command): void {
+  program
+    .command('insurance-end')
+    .description('record that an insurance has ended: charged to that day, no tax on a later opening value, no payouts after it')
+    .argument('<number>', 'the insurance number, e.g. INS-100006')
+    .addOption(new Option('--cause <cause>', 'why it ended').choices(INSURANCE_END_CAUSES).makeOptionMandatory())
+    .requiredOption('--date <date>', 'the last day in force, YYYY-MM-DD; not after today')
+    .option('--json', 'the end recorded as JSON')
+    .action((number: string, options: EndOptions) => runInsuranceEnd(program.opts<GlobalOptions>(), number, options));
+}
+
+interface EndOptions {
+  cause: string;
+  date: string;
+  json?: boolean;
+}
+
+/** What the command answers 1 for: no such insurance, or one that has already ended. */
+const REFUSED: ReadonlySet<string> = new Set(['RESOURCE_NOT_FOUND', 'INSURANCE_ALREADY_ENDED']);
+
+async function runInsuranceEnd(options: GlobalOptions, insuranceNumber: string, end: EndOptions): Promise<void> {
+  const body = { cause: end.cause, date: end.date };
+  let ended: InsuranceEnd;
+  try {
+    ended = await throughGatewayOrStore(
+      options,
+      async (gateway, by) => {
+        const now = gateway.deps.clock();
+        const { cause, date } = readInsuranceEnd(body, stockholmDate(now));
+        return endedOrThrow(insuranceNumber, await endInsurance(gateway.deps.db, { insuranceNumber, endDate: date, cause, endedBy: by }, now));
+      },
+      (client) => postJson<InsuranceEnd>(client, `/api/insurances/${encodeURIComponent(insuranceNumber)}/end`, body),
+    );
+  } catch (error) {
+    if (!isGatewayError(error) || !REFUSED.has(error.code)) throw error;
+    reportError(error);
+    process.exitCode = EXIT.rejected;
+    return;
+  }
+  if (end.json) {
+    printJson(ended);
+    return;
+  }
+  // Through the API the time arrives as a string, in-process as a Date: print both alike.
+  const recordedAt = new Date(ended.recordedAt).toISOString();
+  process.stdout.write(table([['INSURANCE', 'LAST DAY', 'CAUSE', 'RECORDED BY', 'RECORDED AT'], [ended.insuranceNumber, ended.endDate, ended.cause, ended.endedBy, recordedAt]]));
+}

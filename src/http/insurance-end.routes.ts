@@ -1,0 +1,52 @@
+import type { FastifyInstance } from 'fastify';
+import { addDays, isIsoDate, stockholmDate } from '../core/calendar-date.ts';
+import { GatewayError } from '../core/gateway-error.ts';
+import { endInsurance, INSURANCE_END_CAUSES, type EndOutcome, type InsuranceEnd, type InsuranceEndCause } from '../ledger/insurance-end.repository.ts';
+import type { HttpServerOptions } from './server.ts';
+import { staffUserOf } from './staff-user.ts';
+
+/**
+ * Staff record that an insurance has ended when no flow of the gateway records it: the
+ * insured's death, a move to another insurer (a Transfer moves within the insurer and
+ * ends nothing), and a surrender (the gateway has no withdrawals yet). A payout ends
+ * itself (payout-run.ts).
+ * POST /api/insurances/<number>/end `{"cause": "death", "date": "2026-10-15"}` — the
+ * date is the last day in force. The end is audited under the staff user (ended_by,
+ * end_recorded_at); from it on the debit runs charge only to that day and the payout
+ * run makes no more orders. An end is recorded once: a second is refused with
+ * INSURANCE_ALREADY_ENDED.
+ */
+export async function registerInsuranceEndRoutes(app: FastifyInstance, options: HttpServerOptions): Promise<void> {
+  const { deps } = options;
+  app.post<{ Params: { number: string }; Body: unknown }>('/api/insurances/:number/end', async (request, reply) => {
+    const now = deps.clock();
+    const { cause, date } = readInsuranceEnd(request.body, stockholmDate(now));
+    const insuranceNumber = request.params.number;
+    const outcome = await endInsurance(deps.db, { insuranceNumber, endDate: date, cause, endedBy: staffUserOf(request) }, now);
+    return reply.code(201).send(endedOrThrow(insuranceNumber, outcome));
+  });
+}
+
+/** The end recorded, or the refusal as the error the staff API and the CLI answer with. */
+export function endedOrThrow(insuranceNumber: string, outcome: EndOutcome): InsuranceEnd {
+  if ('unknown' in outcome) throw new GatewayError('RESOURCE_NOT_FOUND', `No insurance ${insuranceNumber}.`);
+  if ('beforeStart' in outcome) throw new GatewayError('REQUEST_INVALID', `date: on or after the insurance's start, ${outcome.beforeStart}`);
+  if ('alreadyEnded' in outcome) {
+    const { endDate, cause, endedBy } = outcome.alreadyEnded;
+    throw new GatewayError('INSURANCE_ALREADY_ENDED', `Insurance ${insuranceNumber} ended ${endDate} (${cause}), recorded by ${endedBy}.`);
+  }
+  return outcome.ended;
+}
+
+/** The body of an end, checked: every problem named at once. The date may not lie after `today`. */
+export function readInsuranceEnd(body: unknown, today: string): { cause: InsuranceEndCause; date: string } {
+  const value = (body ?? {}) as Record<string, unknown>;
+  const problems: string[] = [];
+  const cause = value.cause;
+  const date = value.date;
+  if (typeof cause !== 'string' || !(INSURANCE_END_CAUSES as readonly string[]).includes(cause)) problems.push(`cause: one of ${INSURANCE_END_CAUSES.join(', ')}`);
+  if (typeof date !== 'string' || !isIsoDate(date) || addDays(date, 0) !== date) problems.push('date: the last day in force, YYYY-MM-DD');
+  else if (date > today) problems.push(`date: not after today (${today}): an end is recorded once it has happened`);
+  if (problems.length > 0) throw new GatewayError('REQUEST_INVALID', problems.join('; '));
+  return { cause: cause as InsuranceEndCause, date: date as string };
+}
