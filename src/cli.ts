@@ -85,9 +85,11 @@ program
 
 program
   .command('reports')
-  .description('custodian Holdings and Transactions per banking day: on time, late, missing or pending (deadline 08:30 Stockholm)')
+  .description('custodian Holdings and Transactions per banking day: on time, late, missing or pending (deadline 08:30 Stockholm); with --annual, the yearly CostAndCharges (due by 30 April)')
   .option('--from <date>', 'first due day (YYYY-MM-DD); default 14 days before --to')
   .option('--to <date>', 'last due day (YYYY-MM-DD); default today in Stockholm')
+  .addOption(new Option('--annual', "each custodian's CostAndCharges of one account year instead of the daily reports").conflicts(['from', 'to']))
+  .addOption(new Option('--year <year>', 'the account year of --annual (YYYY); default last year').implies({ annual: true }))
   .option('--late', 'only late and missing reports')
   .option('--json', 'JSON lines instead of a table')
   .action((options) => runReports(program.opts(), options));

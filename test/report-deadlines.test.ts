@@ -202,10 +202,13 @@ describe('custodian report deadlines', () => {
       assert.deepEqual(await runDuePeriods(gateway.deps.db, job, now, silent), ['2026-04-02 08:31', '2026-04-02 10:00', '2026-04-07 08:31']);
       assert.deepEqual(await runDuePeriods(gateway.deps.db, job, now, silent), [], 'a second run finds every period recorded');
       // 2026-04-02's reports (as of 04-01) were never sent: one notice for that day, nothing new for 04-07.
-      await waitFor(() => sink.mails.length === mails + 1, 'the catch-up notice');
-      assert.deepEqual(listed(sink.mails.at(-1)!.parsed.text ?? '', 'Missing'), [
+      // The same first run finds the demo custodian's CostAndCharges of 2024 missing: a notice of its own.
+      await waitFor(() => sink.mails.length === mails + 2, 'the catch-up notices');
+      const [daily, annual] = sink.mails.slice(mails);
+      assert.deepEqual(listed(daily!.parsed.text ?? '', 'Missing'), [
         '2026-04-02 demo-custodian Holdings', '2026-04-02 demo-custodian Transactions', '2026-04-02 north-custodian Holdings', '2026-04-02 north-custodian Transactions',
       ]);
+      assert.deepEqual(listed(annual!.parsed.text ?? '', 'Missing'), ['2024 demo-custodian CostAndCharges']);
     });
   });
 
@@ -254,10 +257,13 @@ describe('custodian report deadlines', () => {
         "SELECT period FROM calendar_runs WHERE job = $1 AND period >= '2026-11-19' ORDER BY period", [DEADLINE_CHECK_JOB],
       );
       assert.deepEqual(runs.map((r) => r.period), ['2026-11-19 08:31', '2026-11-19 10:00', '2026-11-20 08:31', '2026-11-20 10:00']);
-      await waitFor(() => sink.mails.length >= mails + 1, 'the notice');
+      await waitFor(() => sink.mails.length >= mails + 2, 'the notices');
       await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.equal(sink.mails.length, mails + 1, 'one notice for the whole outage');
-      assert.equal(listed(sink.mails.at(-1)!.parsed.text ?? '', 'Missing').length, 8);
+      // One notice for the whole outage, and one of the demo custodian's CostAndCharges of 2025, missing since 30 April.
+      assert.equal(sink.mails.length, mails + 2, 'one daily notice for the whole outage, one annual');
+      const [daily, annual] = sink.mails.slice(mails);
+      assert.equal(listed(daily!.parsed.text ?? '', 'Missing').length, 8);
+      assert.deepEqual(listed(annual!.parsed.text ?? '', 'Missing'), ['2025 demo-custodian CostAndCharges']);
 
       // The cron schedulers are in Redis, in Stockholm time.
       const connection = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });

@@ -22,7 +22,7 @@ import { chooseLogFormat, createCommandLogger, createGatewayLogger } from './gat
 import { buildStartSummary, formatStartSummary } from './start-summary.ts';
 import type { IntakeReceipt } from '../channels/envelope.ts';
 import { newSubmissionWorkFile, settleSubmissionWorkFile } from '../channels/submission-work-file.ts';
-import { expectedCustodians, listCustodianReports } from '../pipeline/report-deadlines.job.ts';
+import { expectedCustodians, listAnnualCustodianReports, listCustodianReports, type AnnualCustodianReportView } from '../pipeline/report-deadlines.job.ts';
 import { EXIT, table } from './output.ts';
 import { stopOnSignals } from './stop-on-signal.ts';
 import { makeRun, runDebitRun, runDepsFrom, type RunDeps, type RunOutcome, type RunSummary } from '../pipeline/debit-run.ts';
@@ -220,7 +220,8 @@ export async function runPerson(options: GlobalOptions, pin: string, person: { a
   process.stdout.write(person.json ? `${JSON.stringify(view)}\n` : formatPerson(view));
 }
 
-export async function runReports(options: GlobalOptions, reports: { from?: string; to?: string; late?: boolean; json?: boolean }): Promise<void> {
+export async function runReports(options: GlobalOptions, reports: { from?: string; to?: string; late?: boolean; json?: boolean; annual?: boolean; year?: string }): Promise<void> {
+  if (reports.annual) return runAnnualReports(options, reports);
   const query = { from: reports.from, to: reports.to, statuses: reports.late ? ['late', 'missing'] : undefined };
   const rows = await readStore(
     options,
@@ -233,6 +234,25 @@ export async function runReports(options: GlobalOptions, reports: { from?: strin
   }
   const cells = rows.map((r) => [r.dueDay, r.custodianId, r.kind, r.status, r.deadline, r.arrivedAt ?? '-', r.messageId ?? '-', r.notifiedAt ?? '-']);
   process.stdout.write(table([['DUE DAY', 'CUSTODIAN', 'KIND', 'STATUS', 'DEADLINE', 'ARRIVED', 'MESSAGE', 'NOTIFIED'], ...cells]));
+}
+
+/** `reports --annual`: the yearly CostAndCharges of one account year, through the staff API when a gateway answers. */
+async function runAnnualReports(options: GlobalOptions, reports: { year?: string; late?: boolean; json?: boolean }): Promise<void> {
+  const query = { year: reports.year, statuses: reports.late ? ['late', 'missing'] : undefined };
+  const params = new URLSearchParams();
+  if (query.year) params.set('year', query.year);
+  if (query.statuses) params.set('status', query.statuses.join(','));
+  const rows = await readStore(
+    options,
+    (gateway) => listAnnualCustodianReports(gateway.deps.db, query, gateway.deps.clock()),
+    async (client) => (await client.request<{ reports: AnnualCustodianReportView[] }>(`/api/custodian-reports/annual?${params}`)).reports,
+  );
+  if (reports.json) {
+    for (const row of rows) printJson(row);
+    return;
+  }
+  const cells = rows.map((r) => [String(r.year), r.custodianId, r.kind, r.status, r.deadline, r.arrivedAt ?? '-', r.messageId ?? '-', r.notifiedAt ?? '-']);
+  process.stdout.write(table([['YEAR', 'CUSTODIAN', 'KIND', 'STATUS', 'DEADLINE', 'ARRIVED', 'MESSAGE', 'NOTIFIED'], ...cells]));
 }
 
 export async function runPayoutNotices(options: GlobalOptions, notices: { unsent?: boolean; json?: boolean }): Promise<void> {

@@ -20,6 +20,7 @@ import * as applicationNotices from './migrations/0018-application-notices.ts';
 import * as insuranceEnd from './migrations/0019-insurance-end.ts';
 import * as malformedClaimsNothing from './migrations/0020-malformed-claims-nothing.ts';
 import * as channelHealth from './migrations/0021-channel-health.ts';
+import * as annualReportDeadlines from './migrations/0022-annual-report-deadlines.ts';
 
 export interface Migration {
   readonly version: number;
@@ -28,7 +29,8 @@ export interface Migration {
 }
 
 /** Every migration in order. A new migration is a new file and one line here. */
-export const MIGRATIONS: readonly Migration[] = [messageStore, planLedger, planHistory, custodyLedger, remoteSftp, mailbox, ssek, reportDeadlines, debitRuns, lighterMessageRows, inboxFiles, advisorApi, headerMessageIds, applications, mailAuthentication, outgoingDeliveries, planApplications, applicationNotices, insuranceEnd, malformedClaimsNothing, channelHealth];
+export const MIGRATIONS: readonly Migration[] = [messageStore, planLedger, planHistory, custodyLedger, remoteSftp, mailbox, ssek, reportDeadlines, debitRuns, lighterMessageRows, inboxFiles, advisorApi, headerMessageIds, applications, mailAuthentication, outgoingDeliveries, planApplications, applicationNotices, insuranceEnd, malformedClaimsNothing, channelHealth,
+  annualReportDeadlines];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */
 const MIGRATION_LOCK = 4_711_001;

@@ -2,6 +2,7 @@ import type { Sql } from './database.ts';
 import type { IsoDate } from '../core/calendar-date.ts';
 import { reportDeadline } from '../core/banking-calendar.ts';
 import { dueDayOf, statusOf, type ReportDeadlineStatus, type ReportKind } from '../core/report-deadlines.ts';
+import { isAnnualHoldingsDate } from '../core/annual-report-deadlines.ts';
 
 /**
  * The ledger side of custodian report deadlines: arrivals of Holdings and
@@ -29,9 +30,12 @@ export interface ReportArrivalRecord {
  * Records that a custodian's report arrived. Call it inside the ingestion's
  * transaction, so the arrival commits with the report itself. Recording the same
  * message again does nothing. A malformed `asOfDate` throws RangeError: the
- * ingestion has validated the document before it gets here.
+ * ingestion has validated the document before it gets here. The annual Holdings (as
+ * of 31 December) is no day's report: it is not recorded, so it cannot stand in for
+ * the daily report due the same morning.
  */
 export async function recordReportArrival(tx: Sql, arrival: ReportArrivalRecord): Promise<void> {
+  if (arrival.kind === 'Holdings' && isAnnualHoldingsDate(arrival.asOfDate)) return;
   const dueDay = dueDayOf(arrival.asOfDate);
   const inserted = await tx.query(
     `INSERT INTO custodian_report_arrivals (message_id, custodian_id, kind, as_of_date, due_day, received_at)

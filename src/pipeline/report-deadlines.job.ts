@@ -6,6 +6,10 @@ import { REPORT_STATUSES, noticeText, reportStatuses, type ReportKind, type Repo
 import type { MailSender } from '../channels/mail/mail-sender.ts';
 import type { Sql } from '../ledger/database.ts';
 import { listRecordedDeadlines, lockUnnotifiedReports, markNotified, recordMissingReports, type RecordedReportDeadline } from '../ledger/report-deadlines.repository.ts';
+import { annualNoticeText, annualReportStatuses, latestClosedAccountYear, type AnnualReportKind } from '../core/annual-report-deadlines.ts';
+import {
+  custodiansWithAccountsOpenIn, listRecordedAnnualReports, lockUnnotifiedAnnualReports, markAnnualNotified, recordMissingAnnualReports, type RecordedAnnualReport,
+} from '../ledger/annual-report-deadlines.repository.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
 
 /**
@@ -19,6 +23,11 @@ import type { CalendarJob } from './calendar.scheduler.ts';
  * them notified in the same transaction — a report is never mailed twice. Without
  * mail settings the outcomes are still recorded, and mailed by the first check after
  * mail is configured.
+ *
+ * The same runs check the yearly CostAndCharges (due 1 March – 30 April for the year
+ * before) of the latest account year whose window has closed, the same way: expected
+ * from every custodian with a custody account open during that year, recorded per
+ * custodian and year, and mailed in a notice of their own, once.
  */
 
 /** Stockholm wall-clock times of the checks; each is a period of the calendar job. */
@@ -78,22 +87,60 @@ export async function checkReportDeadlines(
   const missing = reportStatuses({ custodians: deps.custodians, dueDays, arrivals: [], now }).filter((r) => r.status === 'missing');
   const recordedMissing = await recordMissingReports(tx, missing, now);
   const unnotified = await lockUnnotifiedReports(tx, first, last);
-  if (unnotified.length === 0) return { recordedMissing, notified: [] };
+  if (!(await mailNotice(deps, unnotified.length, () => noticeText(unnotified, now), 'report-deadlines', noticeId))) return { recordedMissing, notified: [] };
+  await markNotified(tx, unnotified, now);
+  return { recordedMissing, notified: unnotified };
+}
+
+/**
+ * Checks the yearly reports (CostAndCharges) of account year `year` at `now`, inside the
+ * caller's transaction, as `checkReportDeadlines` does the daily ones: once the window
+ * has closed (the end of 30 April of the next year) it records the report of every
+ * custodian with a custody account open during the year as missing unless it arrived,
+ * then mails one notice of the late and missing yearly reports not yet notified.
+ */
+export async function checkAnnualReportDeadlines(tx: Sql, deps: DeadlineCheckDeps, year: number, now: Date, noticeId?: string): Promise<AnnualCheckResult> {
+  const custodians = await custodiansWithAccountsOpenIn(tx, year);
+  const missing = annualReportStatuses({ custodians, year, arrivals: [], now }).filter((r) => r.status === 'missing');
+  const recordedMissing = await recordMissingAnnualReports(tx, missing, now);
+  const unnotified = await lockUnnotifiedAnnualReports(tx, year);
+  if (!(await mailNotice(deps, unnotified.length, () => annualNoticeText(unnotified, now), 'annual-report-deadlines', noticeId))) return { recordedMissing, notified: [] };
+  await markAnnualNotified(tx, unnotified, now);
+  return { recordedMissing, notified: unnotified };
+}
+
+export interface AnnualCheckResult {
+  readonly recordedMissing: number;
+  readonly notified: readonly RecordedAnnualReport[];
+}
+
+/**
+ * Mails the operations address one notice of `count` late or missing reports; false when
+ * there is nothing to tell or no one to tell it to (said in the log instead). `noticeId`
+ * makes a repeated notice carry the same Message-ID.
+ */
+async function mailNotice(
+  deps: DeadlineCheckDeps,
+  count: number,
+  notice: () => { subject: string; text: string },
+  idPrefix: string,
+  noticeId: string | undefined,
+): Promise<boolean> {
+  if (count === 0) return false;
   if (!deps.mailSender || !deps.operationsAddress) {
     // Said once per process at warn level (a catch-up at start runs many checks), then at debug.
     const level = warnedWithoutMail.has(deps) ? 'debug' : 'warn';
     warnedWithoutMail.add(deps);
-    deps.log[level]({ reports: unnotified.length }, 'late or missing custodian reports, but no mail.smtp or notifications.operationsAddress to tell anyone; see `depot-gateway reports`');
-    return { recordedMissing, notified: [] };
+    deps.log[level]({ reports: count }, 'late or missing custodian reports, but no mail.smtp or notifications.operationsAddress to tell anyone; see `depot-gateway reports` and `reports --annual`');
+    return false;
   }
-  const { subject, text } = noticeText(unnotified, now);
+  const { subject, text } = notice();
   await deps.mailSender.send({
     to: deps.operationsAddress, subject, text,
-    ...(noticeId ? { messageId: `<report-deadlines.${noticeId.replace(/[^0-9A-Za-z.-]/g, '.')}@depot-gateway>` } : {}),
+    ...(noticeId ? { messageId: `<${idPrefix}.${noticeId.replace(/[^0-9A-Za-z.-]/g, '.')}@depot-gateway>` } : {}),
   });
-  await markNotified(tx, unnotified, now);
-  deps.log.info({ reports: unnotified.length, to: deps.operationsAddress }, 'custodian report notice sent');
-  return { recordedMissing, notified: unnotified };
+  deps.log.info({ reports: count, to: deps.operationsAddress }, 'custodian report notice sent');
+  return true;
 }
 
 /** The deadline check as a calendar job: a period is one check, `YYYY-MM-DD HH:MM` Stockholm time. */
@@ -110,9 +157,12 @@ export function reportDeadlineJob(deps: DeadlineCheckDeps): CalendarJob {
     },
     // A check covers its own day and every later one whose deadline has passed: the
     // first check caught up at start sees the whole outage and sends one notice.
+    // The yearly reports are checked by the same runs, for the latest account year
+    // whose window has closed: the first check after 30 April finds them.
     async run({ sql, period, firedAt }) {
       const dueDays = bankingDaysBetween(period.slice(0, 10), latestPassedDueDay(firedAt));
       await checkReportDeadlines(sql, deps, dueDays, firedAt, period);
+      await checkAnnualReportDeadlines(sql, deps, latestClosedAccountYear(firedAt), firedAt, period);
     },
   };
 }
@@ -155,11 +205,7 @@ export async function listCustodianReports(sql: Sql, custodians: readonly string
     if (!isIsoDate(value) || addDays(value, 0) !== value) throw new GatewayError('REQUEST_INVALID', `"${name}" must be a date YYYY-MM-DD, not "${value}".`);
   }
   if (from > to || addDays(from, MAX_RANGE_DAYS) < to) throw new GatewayError('REQUEST_INVALID', `"from" must be on or before "to", at most ${MAX_RANGE_DAYS} days apart.`);
-  const statuses = query.statuses?.length ? new Set(query.statuses) : undefined;
-  for (const status of statuses ?? []) {
-    if (!(REPORT_STATUSES as readonly string[]).includes(status)) throw new GatewayError('REQUEST_INVALID', `unknown status "${status}"; one of ${REPORT_STATUSES.join(', ')}.`);
-  }
-
+  const statuses = checkedStatuses(query.statuses);
   const recorded = await listRecordedDeadlines(sql, from, to);
   const byKey = new Map(recorded.map((r) => [`${r.custodianId}|${r.kind}|${r.dueDay}`, r]));
   const arrivals = recorded.flatMap((r) => (r.arrivedAt && r.messageId ? [{ ...r, arrivedAt: r.arrivedAt, messageId: r.messageId }] : []));
@@ -175,4 +221,58 @@ export async function listCustodianReports(sql: Sql, custodians: readonly string
       arrivedAt: report.arrivedAt?.toISOString() ?? null, messageId: report.messageId ?? null, notifiedAt: row?.notifiedAt?.toISOString() ?? null,
     }];
   });
+}
+
+/** One row of the staff listing of yearly reports, as the API sends it and the CLI prints it. */
+export interface AnnualCustodianReportView {
+  readonly custodianId: string;
+  readonly kind: AnnualReportKind;
+  readonly year: number;
+  readonly deadline: string;
+  readonly status: ReportStatus;
+  readonly arrivedAt: string | null;
+  readonly messageId: string | null;
+  readonly notifiedAt: string | null;
+}
+
+export interface AnnualReportQuery {
+  /** The account year; default the year before today's (Stockholm), whose reports are due this spring. */
+  readonly year?: string | number | undefined;
+  /** Only these statuses; default all. */
+  readonly statuses?: readonly string[] | undefined;
+}
+
+/**
+ * Every expected yearly report of one account year — of each custodian with a custody
+ * account open during it, and of any other that sent one — with the recorded outcome
+ * where there is one, else pending/missing from the clock. A bad year or an unknown
+ * status is REQUEST_INVALID.
+ */
+export async function listAnnualCustodianReports(sql: Sql, query: AnnualReportQuery, now: Date): Promise<AnnualCustodianReportView[]> {
+  const asked = String(query.year ?? Number(stockholmDate(now).slice(0, 4)) - 1);
+  if (!/^[12]\d{3}$/.test(asked)) throw new GatewayError('REQUEST_INVALID', `"year" must be a year YYYY, not "${asked}".`);
+  const year = Number(asked);
+  const statuses = checkedStatuses(query.statuses);
+  const recorded = await listRecordedAnnualReports(sql, year);
+  const byKey = new Map(recorded.map((r) => [`${r.custodianId}|${r.kind}`, r]));
+  const arrivals = recorded.flatMap((r) => (r.arrivedAt && r.messageId ? [{ ...r, arrivedAt: r.arrivedAt, messageId: r.messageId }] : []));
+  const custodians = [...new Set([...(await custodiansWithAccountsOpenIn(sql, year)), ...recorded.map((r) => r.custodianId)])];
+  return annualReportStatuses({ custodians, year, arrivals, now }).flatMap((report) => {
+    const row = byKey.get(`${report.custodianId}|${report.kind}`);
+    const status = row?.status === 'missing' ? 'missing' : report.status;
+    if (statuses && !statuses.has(status)) return [];
+    return [{
+      custodianId: report.custodianId, kind: report.kind, year, deadline: report.deadline.toISOString(), status,
+      arrivedAt: report.arrivedAt?.toISOString() ?? null, messageId: report.messageId ?? null, notifiedAt: row?.notifiedAt?.toISOString() ?? null,
+    }];
+  });
+}
+
+/** The statuses asked for, or undefined for all; an unknown one is REQUEST_INVALID. */
+function checkedStatuses(asked: readonly string[] | undefined): ReadonlySet<string> | undefined {
+  const statuses = asked?.length ? new Set(asked) : undefined;
+  for (const status of statuses ?? []) {
+    if (!(REPORT_STATUSES as readonly string[]).includes(status)) throw new GatewayError('REQUEST_INVALID', `unknown status "${status}"; one of ${REPORT_STATUSES.join(', ')}.`);
+  }
+  return statuses;
 }

@@ -8,6 +8,7 @@ import {
 } from '../../core/cost-and-charges.rules.ts';
 import type { RuleRejection } from '../../core/plan-rules.ts';
 import { findCustodianAccounts, upsertCustodyCosts, type AccountCostRow } from '../../ledger/custody/custody-costs.repository.ts';
+import { recordAnnualReportArrival } from '../../ledger/annual-report-deadlines.repository.ts';
 import type { ApplyContext, ApplyOutcome, ItemOutcome, MessageType } from '../message-type.ts';
 import { childOf, childrenOf, optionalTextOf, textOf, type XmlElement } from '../xml-element.ts';
 
@@ -29,7 +30,8 @@ import { childOf, childrenOf, optionalTextOf, textOf, type XmlElement } from '..
  * Accepted accounts are written in one statement; a re-sent report for the same
  * account and year replaces that account's row. Reports of one custodian are applied
  * in arrival order (ordering key `custodian:<organisation number>`), so the later of
- * two re-sends wins.
+ * two re-sends wins. A report with an accepted account counts as the custodian's
+ * report of its year against the 30 April deadline (the earliest such one decides).
  */
 export interface CustodianReportHeader {
   readonly messageId: string;
@@ -109,6 +111,10 @@ async function applyCostAndCharges(context: ApplyContext, doc: CostAndChargesDoc
     }
   }
   await upsertCustodyCosts(context.tx, context.messageId, doc.year, accepted);
+  if (accepted.length > 0) {
+    const { receivedAt } = await context.openDocument();
+    await recordAnnualReportArrival(context.tx, { custodianId: counterpartyId, kind: 'CostAndCharges', year: doc.year, receivedAt, messageId: context.messageId });
+  }
   return { items, errors: [] };
 }
 
