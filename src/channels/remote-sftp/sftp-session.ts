@@ -64,6 +64,8 @@ export class SftpSession {
   #connecting: Promise<SftpClient> | undefined;
   #failures = 0;
   #notBefore = 0;
+  /** Why the last connection attempt failed, told with every refusal until the next attempt. */
+  #lastFailure = '';
   #closed = false;
 
   constructor(options: SftpSessionOptions) {
@@ -112,7 +114,7 @@ export class SftpSession {
     if (this.#connecting) return this.#connecting;
     const waitMs = this.#notBefore - Date.now();
     if (waitMs > 0) {
-      return Promise.reject(new Error(`${this.#where()} is unreachable; next connection attempt in ${waitMs} ms`));
+      return Promise.reject(new Error(`${this.#where()} is unreachable (${this.#lastFailure}); next connection attempt in ${waitMs} ms`));
     }
     this.#connecting = this.#connect().finally(() => (this.#connecting = undefined));
     return this.#connecting;
@@ -151,6 +153,7 @@ export class SftpSession {
       this.#failures += 1;
       const delay = Math.min(this.#maxBackoffMs, this.#backoffMs * 2 ** (this.#failures - 1));
       this.#notBefore = Date.now() + Math.round(delay * (0.75 + Math.random() * 0.5));
+      this.#lastFailure = error instanceof Error ? error.message : String(error);
       if (mismatch !== undefined) {
         throw new GatewayError('SFTP_HOST_KEY_MISMATCH', `${this.#where()} presented ${mismatch}; ${hostKeySha256} is pinned for ${this.counterpartyId}.`, {
           cause: error,
