@@ -27,7 +27,7 @@ const catalogue = new Catalogue();
 /** Codes a generated document may be answered with: rules, not failures of the gateway or of the generator. */
 const RULE_CODES = new Set(
   Object.entries(ERROR_CODES)
-    .filter(([code, info]) => info.scope === 'item' || ['AGREEMENT_UNKNOWN', 'EMPLOYER_MISMATCH', 'SENDER_NOT_AUTHORISED', 'DUPLICATE_DOCUMENT', 'CUSTODIAN_MISMATCH', 'REPORT_YEAR_OUT_OF_RANGE'].includes(code))
+    .filter(([code, info]) => info.scope === 'item' || ['AGREEMENT_UNKNOWN', 'EMPLOYER_MISMATCH', 'SENDER_NOT_AUTHORISED', 'DUPLICATE_DOCUMENT', 'CUSTODIAN_MISMATCH', 'REPORT_YEAR_OUT_OF_RANGE', 'ORGANISATION_NUMBER_INVALID'].includes(code))
     .map(([code]) => code),
 );
 

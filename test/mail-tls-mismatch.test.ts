@@ -72,7 +72,7 @@ test('the mailbox warns once about the same failure over many reconnects, and st
   watcher.start();
   try {
     const deadline = Date.now() + 10_000;
-    while (connections < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (reports.length < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.ok(connections >= 5, `reconnected ${connections} times`);
   } finally {
     await watcher.stop();
