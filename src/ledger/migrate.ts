@@ -28,9 +28,31 @@ export interface Migration {
   readonly sql: string;
 }
 
-/** Every migration in order. A new migration is a new file and one line here. */
-export const MIGRATIONS: readonly Migration[] = [messageStore, planLedger, planHistory, custodyLedger, remoteSftp, mailbox, ssek, reportDeadlines, debitRuns, lighterMessageRows, inboxFiles, advisorApi, headerMessageIds, applications, mailAuthentication, outgoingDeliveries, planApplications, applicationNotices, insuranceEnd, malformedClaimsNothing, channelHealth,
-  annualReportDeadlines];
+/** Every migration, one a line. A new migration is a new file, its import and its line here. */
+export const MIGRATIONS: readonly Migration[] = [
+  messageStore,
+  planLedger,
+  planHistory,
+  custodyLedger,
+  remoteSftp,
+  mailbox,
+  ssek,
+  reportDeadlines,
+  debitRuns,
+  lighterMessageRows,
+  inboxFiles,
+  advisorApi,
+  headerMessageIds,
+  applications,
+  mailAuthentication,
+  outgoingDeliveries,
+  planApplications,
+  applicationNotices,
+  insuranceEnd,
+  malformedClaimsNothing,
+  channelHealth,
+  annualReportDeadlines,
+];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */
 const MIGRATION_LOCK = 4_711_001;
