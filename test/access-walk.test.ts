@@ -28,6 +28,10 @@ const APPLICANT = '199203033452';
 const PLAN_EMPLOYER = '8020000009';
 const PLAN_EMPLOYEE = '199506151233';
 const TODAY = '2026-11-25';
+/** A bank account (SEB, clearing 5000) the walk registers for the first customer's withdrawals. */
+const WITHDRAWAL_ACCOUNT = '50001234560';
+/** A bank account (Handelsbanken) already validated for the first customer's withdrawals. */
+const VALIDATED_ACCOUNT = '6000123456789';
 
 const CALLERS = ['own-firm', 'other-firm', 'other-firm-expired-power', 'other-firm-with-power', 'custodian', 'other-custodian', 'no-token'] as const;
 type CallerKind = (typeof CALLERS)[number];
@@ -53,6 +57,8 @@ const everyClient = (status: number): Expected => ({ ...table(status), 'no-token
 const ownFirmOnly = (status: number): Expected => ({ ...table(404), 'own-firm': status, 'no-token': 401 });
 const advisorFirms = (status: number): Expected => ({ ...table(status), custodian: 404, 'other-custodian': 404, 'no-token': 401 });
 const firmsWithPower = (status: number): Expected => ({ ...table(404), 'own-firm': status, 'other-firm-with-power': status, 'no-token': 401 });
+/** The customer's own data: firms with a power of attorney and the custodian holding the customer's account. */
+const customerViewers = (statuses: Pick<Expected, 'own-firm' | 'other-firm-with-power' | 'custodian'>): Expected => ({ ...table(404), ...statuses, 'no-token': 401 });
 
 function table(status: number): Record<CallerKind, number> {
   return Object.fromEntries(CALLERS.map((caller) => [caller, status])) as Record<CallerKind, number>;
@@ -89,6 +95,10 @@ const ROWS: Readonly<Record<string, Row>> = {
   'POST /PlanApplication': { url: () => '/PlanApplication', body: (advisor) => planApplication(advisor), expect: advisorFirms(201) },
   'GET /PlanApplication/:id': { url: (o) => `/PlanApplication/${o.planApplicationId}`, missing: '/PlanApplication/PA-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F', expect: ownFirmOnly(200) },
   'GET /PlanApplication/:id/Receipt': { url: (o) => `/PlanApplication/${o.planApplicationId}/Receipt`, missing: '/PlanApplication/PA-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F/Receipt', expect: ownFirmOnly(200) },
+  'POST /Customer/:customerNumber/WithdrawalAccount': { url: () => `/Customer/${WITHDRAWAL_ACCOUNT}/WithdrawalAccount`, body: () => ({ customerId: CUSTOMER }), expect: customerViewers({ 'own-firm': 202, 'other-firm-with-power': 200, custodian: 200 }) },
+  'GET /Customer/:customerNumber/WithdrawalAccount': { url: () => `/Customer/${WITHDRAWAL_ACCOUNT}/WithdrawalAccount`, missing: '/Customer/50007654324/WithdrawalAccount', expect: customerViewers({ 'own-firm': 200, 'other-firm-with-power': 200, custodian: 200 }) },
+  'GET /Customer/:customerNumber/WithdrawalInformation': { url: () => `/Customer/${VALIDATED_ACCOUNT}/WithdrawalInformation`, missing: '/Customer/50007654324/WithdrawalInformation', expect: customerViewers({ 'own-firm': 200, 'other-firm-with-power': 200, custodian: 200 }) },
+  'GET /Insurance/:insuranceNumber/withdrawalInformation': { url: (o) => `/Insurance/${o.insuranceId}/withdrawalInformation`, missing: '/Insurance/INS-404/withdrawalInformation', expect: customerViewers({ 'own-firm': 200, 'other-firm-with-power': 200, custodian: 200 }) },
 };
 
 /** Not the REST API's data routes: staff API, queue board, custodians' door, SSEK, probes, token and description. */
@@ -148,6 +158,10 @@ describe('the REST API walked route by route, caller by caller', () => {
     assert.equal(plan.statusCode, 201, plan.body);
     const planStatus = plan.json() as { applicationId: string; status: string; agreementId: string | null };
     assert.equal(planStatus.status, 'issued');
+    await gateway.deps.db.query(
+      `INSERT INTO withdrawal_accounts (registration_id, customer_id, account_digits, clearing_number, account_number, bank_name, registered_at, registered_by, validation_day, status, decided_at)
+       VALUES ('WA-WALK', $1, $2, '6000', '123456789', 'Handelsbanken', now(), 'client:firm-a', $3, 'validated', now())`, [CUSTOMER, VALIDATED_ACCOUNT, TODAY],
+    );
     owned = { insuranceApplicationId: application.applicationId, insuranceId: application.insuranceId!, planApplicationId: planStatus.applicationId, agreementId: planStatus.agreementId! };
   });
   after(() => gateway.destroy());
@@ -165,8 +179,9 @@ describe('the REST API walked route by route, caller by caller', () => {
   function hiddenFrom(caller: CallerKind): string[] {
     const applications = [owned.insuranceApplicationId, owned.insuranceId, owned.planApplicationId, owned.agreementId, PLAN_EMPLOYER, PLAN_EMPLOYEE];
     if (caller === 'own-firm') return [];
-    // A valid power of attorney shows the customer, not the applications another firm made.
-    if (caller === 'other-firm-with-power') return applications;
+    // A valid power of attorney, or holding the customer's custody account, shows the customer and the customer's
+    // insurances (withdrawal accounts and information), not the applications the first firm made.
+    if (caller === 'other-firm-with-power' || caller === 'custodian') return applications.filter((identifier) => identifier !== owned.insuranceId);
     return [CUSTOMER, ...applications];
   }
 

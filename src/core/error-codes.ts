@@ -119,6 +119,7 @@ export const ERROR_CODES = {
   API_CLIENT_INVALID: { scope: 'system', httpStatus: 401, retryable: false, message: 'The client id or secret is wrong.' },
   APPLICATION_INVALID: { scope: 'system', httpStatus: 422, retryable: false, message: 'The application breaks the product or business rules.' },
   RESOURCE_NOT_FOUND: { scope: 'system', httpStatus: 404, retryable: false, message: 'Nothing with that id is available to you.' },
+  BANK_ACCOUNT_INVALID: { scope: 'system', httpStatus: 422, retryable: false, message: 'The bank account is not a Swedish bank account.' },
   TOO_MANY_REQUESTS: { scope: 'system', httpStatus: 429, retryable: true, message: 'Too many requests; wait before trying again.' },
   CONFIG_INVALID: { scope: 'system', httpStatus: 500, retryable: false, message: 'The configuration is invalid.' },
   INTERNAL_ERROR: { scope: 'system', httpStatus: 500, retryable: true, message: 'An unexpected error occurred in the gateway.' },

@@ -212,6 +212,45 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
     },
   });
   add({
+    $id: 'WithdrawalAccount',
+    type: 'object',
+    description: 'A bank account registered for a policyholder\'s withdrawals',
+    required: ['registrationId', 'customerId', 'accountNumber', 'bankName', 'status', 'registeredAt', 'validationAt', 'decidedAt', 'reason'],
+    properties: {
+      registrationId: { type: 'string' },
+      customerId: { type: 'string', description: 'The policyholder' },
+      accountNumber: { type: 'string', description: 'Clearing number and account number, digits only (a short type-2 account padded with zeros)' },
+      bankName: { type: 'string' },
+      status: { type: 'string', enum: ['pending', 'validated', 'refused'], description: 'Only a validated account can receive a withdrawal' },
+      registeredAt: { type: 'string', format: 'date-time' },
+      validationAt: { type: 'string', format: 'date-time', description: 'The 13:00 (Stockholm) run that validates or validated it' },
+      decidedAt: { type: ['string', 'null'], format: 'date-time' },
+      reason: { type: ['string', 'null'], description: 'Why it was refused' },
+    },
+  });
+  const sek = { type: 'string', pattern: '^\\d+\\.\\d{2}$', description: 'SEK' } as const;
+  add({
+    $id: 'WithdrawalInformation',
+    type: 'object',
+    description: 'Whether an insurance allows a withdrawal today and between which amounts; the largest is the latest custody value minus charges and tax not yet debited and withdrawals already requested',
+    required: ['insuranceNumber', 'customerId', 'productId', 'taxCategory', 'withdrawalAllowed'],
+    properties: {
+      insuranceNumber: { type: 'string' },
+      customerId: { type: 'string', description: 'The policyholder' },
+      productId: { type: 'string' },
+      taxCategory: { type: 'string', enum: ['P', 'T', 'K'] },
+      withdrawalAllowed: { type: 'boolean' },
+      reason: { type: 'string', description: 'Why not, when not allowed' },
+      minimum: sek,
+      maximum: sek,
+      value: { ...sek, description: 'The latest custody value' },
+      valueAsOf: { type: 'string', format: 'date' },
+      reservedForCharges: { ...sek, description: 'Fixed and capital charges since the last debit' },
+      reservedForTax: { ...sek, description: 'Yield tax not yet debited' },
+      requested: { ...sek, description: 'Withdrawals requested and not yet paid out' },
+    },
+  });
+  add({
     $id: 'CustomerApplication',
     type: 'object',
     required: ['productName', 'insuranceId', 'applicationId', 'status'],

@@ -15,6 +15,9 @@ import { registerProductRoutes } from './products.routes.ts';
 import { registerAdvisorRoutes } from './advisors.routes.ts';
 import { registerInsuranceApplicationRoutes } from './insurance-applications.routes.ts';
 import { registerPlanApplicationRoutes } from './plan-applications.routes.ts';
+import { registerWithdrawalAccountRoutes } from './withdrawal-accounts.routes.ts';
+import { registerWithdrawalInformationRoutes } from './withdrawal-information.routes.ts';
+import { withConfiguredRates } from '../core/charges/yield-tax-rates.ts';
 
 /**
  * The REST API for advisor firms and custodians (docs/rest.md), in its own scope of
@@ -59,6 +62,8 @@ export async function registerRestApi(app: FastifyInstance, options: RestApiOpti
       await registerAdvisorRoutes(authenticated, { db: options.db, clock });
       await registerInsuranceApplicationRoutes(authenticated, { config: options.config, db: options.db, clock });
       await registerPlanApplicationRoutes(authenticated, { config: options.config, db: options.db, clock });
+      await registerWithdrawalAccountRoutes(authenticated, { db: options.db, clock });
+      await registerWithdrawalInformationRoutes(authenticated, { db: options.db, clock, yieldTaxRates: withConfiguredRates(options.config.charges.yieldTaxRates) });
     });
   });
 }

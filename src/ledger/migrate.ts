@@ -21,6 +21,7 @@ import * as insuranceEnd from './migrations/0019-insurance-end.ts';
 import * as malformedClaimsNothing from './migrations/0020-malformed-claims-nothing.ts';
 import * as channelHealth from './migrations/0021-channel-health.ts';
 import * as annualReportDeadlines from './migrations/0022-annual-report-deadlines.ts';
+import * as withdrawalAccounts from './migrations/0025-withdrawal-accounts.ts';
 
 export interface Migration {
   readonly version: number;
@@ -52,6 +53,7 @@ export const MIGRATIONS: readonly Migration[] = [
   malformedClaimsNothing,
   channelHealth,
   annualReportDeadlines,
+  withdrawalAccounts,
 ];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */

@@ -4,6 +4,8 @@ import { debitRunJob, type RunDeps } from './debit-run.ts';
 import { payoutRunJob } from './payout-run.ts';
 import { payoutNoticeJob } from './payout-notices.job.ts';
 import { applicationNoticeJob } from './application-notices.job.ts';
+import { withdrawalAccountValidationJob } from './withdrawal-account-validation.job.ts';
+import type { AccountOwnershipCheck } from './account-ownership.ts';
 
 /**
  * The registry of calendar jobs the `worker` role schedules. A new kind of calendar
@@ -15,6 +17,8 @@ export type CalendarJobDeps = DeadlineCheckDeps & {
   readonly runs?: RunDeps;
   /** Where notices that payout can begin are mailed (with the payout runs); default the operations address. */
   readonly customerServiceAddress?: string | undefined;
+  /** Where registered withdrawal accounts are checked against their policyholders; without it the 13:00 validation is not scheduled. */
+  readonly accountOwnership?: AccountOwnershipCheck;
 };
 
 export function calendarJobs(deps: CalendarJobDeps): CalendarJob[] {
@@ -23,5 +27,6 @@ export function calendarJobs(deps: CalendarJobDeps): CalendarJob[] {
     reportDeadlineJob(deps),
     applicationNoticeJob({ mailSender: deps.mailSender, log: deps.log }),
     ...(deps.runs ? [debitRunJob(deps.runs), payoutRunJob(deps.runs), payoutNoticeJob(payoutNotices)] : []),
+    ...(deps.accountOwnership ? [withdrawalAccountValidationJob({ ownership: deps.accountOwnership, log: deps.log })] : []),
   ];
 }
