@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson, runReports, runDebitRunCommand, runPayoutRunCommand, runPayoutNotices, runMailSetAside, runHashSecret } from './cli/commands.ts';
 import { registerInsuranceEndCommand } from './cli/insurance-end.command.ts';
+import { registerPayoutStartCommand } from './cli/payout-start.command.ts';
 import { EXIT, reportError } from './cli/output.ts';
 import { registerApplicationsCommand } from './cli/applications.command.ts';
 import { registerPowersOfAttorneyCommand } from './cli/powers-of-attorney.command.ts';
@@ -112,6 +113,7 @@ program
   .action((options) => runPayoutRunCommand(program.opts(), options));
 
 registerInsuranceEndCommand(program);
+registerPayoutStartCommand(program);
 
 program
   .command('mail-set-aside')

@@ -548,7 +548,7 @@ test('payout can begin: customer service is mailed once per notice; without mail
     assert.equal(listed.status, 200);
     assert.deepEqual((await listed.json()) as unknown, {
       notices: [{
-        insuranceNumber: 'INS-100002', insuredName: 'Bertil Berg', accountNumber: 'DEPA-100002', firstMonth: '2026-05', firstAmount: '10000.00',
+        insuranceNumber: 'INS-100002', insuredName: 'Bertil Berg', accountNumber: 'DEPA-100002', canBegin: null, firstMonth: '2026-05', firstAmount: '10000.00',
         payBy: '2026-05-22', recordedAt: '2026-05-01T05:00:00.000Z', sentTo: CUSTOMER_SERVICE, sentAt: '2026-05-01T06:00:00.000Z',
       }],
     });

@@ -262,7 +262,7 @@ export async function runPayoutNotices(options: GlobalOptions, notices: { unsent
     for (const row of rows) printJson(row);
     return;
   }
-  const cells = rows.map((n) => [n.insuranceNumber, n.insuredName ?? '-', n.accountNumber ?? '-', n.firstMonth, n.firstAmount ?? '-', n.payBy ?? '-', n.recordedAt, n.sentAt ? `${n.sentAt} ${n.sentTo}` : '-']);
+  const cells = rows.map((n) => [n.insuranceNumber, n.insuredName ?? '-', n.accountNumber ?? '-', n.firstMonth ?? '-', n.firstAmount ?? '-', n.payBy ?? '-', n.recordedAt, n.sentAt ? `${n.sentAt} ${n.sentTo}` : '-']);
   process.stdout.write(table([['INSURANCE', 'INSURED', 'ACCOUNT', 'FROM', 'FIRST PAYOUT', 'PAID BY', 'RECORDED', 'MAILED'], ...cells]));
 }
 

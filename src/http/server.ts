@@ -20,6 +20,7 @@ import { registerReportingRoutes } from './reporting.routes.ts';
 import { registerSsekRoutes, ssekHttpsOptions } from './ssek.routes.ts';
 import { SsekDirectory } from '../channels/ssek/ssek-parties.ts';
 import { registerInsuranceEndRoutes } from './insurance-end.routes.ts';
+import { registerPayoutStartRoutes } from './payout-start.routes.ts';
 import { registerCustodianReportRoutes } from './custodian-reports.routes.ts';
 import { registerPayoutNoticeRoutes } from './payout-notices.routes.ts';
 import { registerApplicationNoticeRoutes } from './application-notices.routes.ts';
@@ -110,6 +111,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     await registerMessageRoutes(staff, options);
     await registerLedgerRoutes(staff, options);
     await registerInsuranceEndRoutes(staff, options);
+    await registerPayoutStartRoutes(staff, options);
     await registerCustodianReportRoutes(staff, options);
     await registerPayoutNoticeRoutes(staff, options);
     await registerChannelHealthRoutes(staff, options);

@@ -32,7 +32,10 @@ export interface PayoutNoticeView {
   readonly insuranceNumber: string;
   readonly insuredName: string | null;
   readonly accountNumber: string | null;
-  readonly firstMonth: string;
+  /** The day payout can begin, when the daily payout-start check recorded the notice. */
+  readonly canBegin: string | null;
+  /** The month of the first installment; null until the insured has started the payout and it is paid. */
+  readonly firstMonth: string | null;
   /** The first installment: amount (SEK, two decimals) and the day the custodian pays it by. */
   readonly firstAmount: string | null;
   readonly payBy: string | null;
@@ -48,7 +51,7 @@ export const PAYOUT_NOTICE_JOB = 'payout-notices';
 
 const NOTICE_COLUMNS = `
   n.insurance_number AS "insuranceNumber", p.name AS "insuredName", i.custody_account AS "accountNumber",
-  n.first_month AS "firstMonth", o.amount::text AS "firstAmount", to_char(o.pay_by, 'YYYY-MM-DD') AS "payBy",
+  to_char(n.can_begin, 'YYYY-MM-DD') AS "canBegin", n.first_month AS "firstMonth", o.amount::text AS "firstAmount", to_char(o.pay_by, 'YYYY-MM-DD') AS "payBy",
   n.recorded_at AS "recordedAt", n.sent_to AS "sentTo", n.sent_at AS "sentAt"`;
 const NOTICE_FROM = `
   FROM payout_notices n
@@ -75,14 +78,20 @@ export async function listPayoutNotices(db: Pick<Database, 'query'>, query: { re
 export function payoutNoticeText(notices: readonly PayoutNoticeView[]): { subject: string; text: string } {
   const count = notices.length;
   const lines = notices.map((n) => {
+    const who = `- ${n.insuranceNumber} (${n.insuredName ?? 'name not in the ledger'}), custody account ${n.accountNumber ?? '-'}`;
+    if (n.firstMonth === null) return `${who}: payout can begin ${n.canBegin ?? '-'}; not started yet`;
     const amount = n.firstAmount ? `first payout ${n.firstAmount} SEK, paid by ${n.payBy}` : 'first payout amount not yet known';
-    return `- ${n.insuranceNumber} (${n.insuredName ?? 'name not in the ledger'}), custody account ${n.accountNumber ?? '-'}: from ${n.firstMonth}, ${amount}`;
+    return `${who}: from ${n.firstMonth}, ${amount}`;
   });
+  const waiting = notices.some((n) => n.firstMonth === null);
   return {
     subject: `Payout can begin: ${count} insurance${count === 1 ? '' : 's'}`,
     text: [
-      `Payout can begin for ${count === 1 ? 'this insurance' : `these ${count} insurances`}. The sell order for the first installment is on its way to the custodian.`,
+      `Payout can begin for ${count === 1 ? 'this insurance' : `these ${count} insurances`}.`,
       'The gateway holds no address of the insured: please send each insured person the payout letter.',
+      ...(waiting
+        ? ['Where the payout is not started yet, the insured chooses the payout period, the first month and the account to be paid to; register it with depot-gateway payout-start.']
+        : []),
       '',
       ...lines,
       '',

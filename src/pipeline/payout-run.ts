@@ -24,24 +24,38 @@ import { handOverRunDocuments, storeCustodianRun, type CustodianRunSummary, type
  *   put in payout. A payout ends its insurance: the final installment records the end
  *   (cause `paid-out`, by `payout-run`) on its pay-by day, in the run's transaction, so
  *   the debit runs charge to that day and never after;
- * - the insured is told once that payout can begin: a `payout_notices` row is written
- *   with the first installment. The ledger holds no address for insured persons, so
- *   payout-notices.job.ts mails the notice to the insurer's customer service, for the letter;
+ * - the insured is told once that payout can begin: the daily payout-start check
+ *   (payout-start.job.ts) writes the `payout_notices` row on the day it can, and the
+ *   first installment records its month there (a payout put in place without that
+ *   notice gets it with the first installment). The ledger holds no address for insured
+ *   persons, so payout-notices.job.ts mails the notice to customer service, for the letter;
  * - delivery as in debit-run.ts: the document's bytes and file name are recorded with
  *   the month's orders, and the deliver stage sends that file once the run has
  *   committed — retried, never a second document.
  */
 
+/** The payout the insured started, as staff registered it (src/http/payout-start.routes.ts): the audit of the payout. */
+export interface PayoutRegistration {
+  /** Clearing number and account number, digits only. */
+  readonly withdrawalAccount: string;
+  /** `staff:<user>` or `cli:<account>`; the payout's `created_at` says when. */
+  readonly registeredBy: string;
+}
+
 /** Puts an insurance in payout from a month, over a number of months or at a monthly amount. */
-export async function schedulePayout(sql: Sql, input: { insuranceNumber: string; startMonth: YearMonth; terms: PayoutTerms }, now: Date): Promise<void> {
+export async function schedulePayout(
+  sql: Sql, input: { insuranceNumber: string; startMonth: YearMonth; terms: PayoutTerms; registration?: PayoutRegistration }, now: Date,
+): Promise<void> {
   requireYearMonth(input.startMonth);
   const months = 'months' in input.terms ? input.terms.months : null;
   const monthly = 'monthlyAmount' in input.terms ? input.terms.monthlyAmount : null;
+  const { registration } = input;
   const { rows } = await sql.query<{ insurance_number: string }>(
-    `INSERT INTO payouts (insurance_number, start_month, months, monthly_amount, created_at)
-     SELECT insurance_number, $2, $3, $4::numeric, $5 FROM insurances WHERE insurance_number = $1 AND end_date IS NULL
+    `INSERT INTO payouts (insurance_number, start_month, months, monthly_amount, created_at, withdrawal_account, registered_by)
+     SELECT insurance_number, $2, $3, $4::numeric, $5, $6, $7 FROM insurances WHERE insurance_number = $1 AND end_date IS NULL
      ON CONFLICT (insurance_number) DO NOTHING RETURNING insurance_number`,
-    [input.insuranceNumber, input.startMonth, months, monthly, now],
+    [input.insuranceNumber, input.startMonth, months, monthly, now,
+      registration?.withdrawalAccount ?? null, registration?.registeredBy ?? null],
   );
   if (rows.length === 0) {
     throw new GatewayError('REQUEST_INVALID', `${input.insuranceNumber} is not an insurance in force, or is already in payout.`, { details: { insuranceNumber: input.insuranceNumber } });
@@ -153,7 +167,8 @@ async function recordInstallments(
     if (installment.final) await recordPaidOut(sql, payout.insuranceNumber, installment.payBy, now);
     if (installment.installment === 1) {
       await sql.query(
-        `INSERT INTO payout_notices (insurance_number, first_month, recorded_at) VALUES ($1, $2, $3) ON CONFLICT (insurance_number) DO NOTHING`,
+        `INSERT INTO payout_notices (insurance_number, first_month, recorded_at) VALUES ($1, $2, $3)
+         ON CONFLICT (insurance_number) DO UPDATE SET first_month = EXCLUDED.first_month WHERE payout_notices.first_month IS NULL`,
         [payout.insuranceNumber, month, now],
       );
     }
