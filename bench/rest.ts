@@ -7,7 +7,8 @@
  * after a warm-up of BENCH_WARMUP_SECONDS (3), in BENCH_ROUNDS (2) interleaved rounds.
  *
  * Target (the advisor API issue): ours ≥ 70 % of the bare server's requests/s, p99 under
- * 20 ms at 100 connections. Prints both figures and the ratio; every answer must be 200.
+ * 20 ms at 100 connections. Prints both figures and the ratio, and for each round the CPU a
+ * request cost the server, PostgreSQL and autocannon; every answer must be 200.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
@@ -17,6 +18,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { hashSecret } from '../src/config/secret-hash.ts';
+import { PROJECT_ROOT } from '../src/config/load-config.ts';
+import { buildIsCurrent } from '../bin/build-state.js';
+import { CpuSampler, type CpuFigures } from './cpu-sampler.ts';
 import { calibrate, machine } from './report.ts';
 import { createDatabase, envNumber, freePort, REDIS_URL, runBenchmark, runMigrate, startGateway, writeConfig } from './support.ts';
 
@@ -29,11 +33,29 @@ const settings = {
 };
 const log = (text: string) => process.stdout.write(`[bench rest] ${text}\n`);
 
-interface Figures { requestsPerSecond: number; p50: number; p99: number; non2xx: number; errors: number }
+interface Figures { requestsPerSecond: number; p50: number; p99: number; non2xx: number; errors: number; requests: number; cpu?: CpuFigures }
 
-async function drive(url: string, headers: Record<string, string>, seconds: number): Promise<Figures> {
+async function drive(url: string, headers: Record<string, string>, seconds: number, sampler?: CpuSampler): Promise<Figures> {
+  sampler?.begin();
   const result = await autocannon({ url, connections: settings.connections, duration: seconds, headers });
-  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts };
+  const cpu = sampler?.end();
+  return {
+    requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts,
+    requests: result.requests.total, ...(cpu ? { cpu } : {}),
+  };
+}
+
+/**
+ * CPU per request of each party, in microseconds: the server measured (the gateway, or the
+ * bare server), PostgreSQL, autocannon in this process, the rest of the machine. On two
+ * shared cores these say where a request's cost lies when the wall-clock figures move.
+ */
+function cpuPerRequest(figures: Figures): string {
+  if (!figures.cpu) return '';
+  const perRequest = (seconds: number) => Math.round((1_000_000 * seconds) / Math.max(figures.requests, 1));
+  const { gateway, postgres, 'bench client': client, ...rest } = figures.cpu.cpuSeconds;
+  const others = Object.values(rest).reduce((sum, seconds) => sum + seconds, 0);
+  return `; CPU per request: server ${perRequest(gateway)} µs, postgres ${perRequest(postgres)} µs, autocannon ${perRequest(client)} µs, other ${perRequest(others)} µs (machine ${figures.cpu.machineBusyPercent} % busy)`;
 }
 
 await runBenchmark('rest', async (resources) => {
@@ -53,6 +75,9 @@ await runBenchmark('rest', async (resources) => {
   });
   runMigrate(config);
   resources.gateway = await startGateway(config, port);
+  // A source saved after the build (someone else editing the tree) makes the gateway run its
+  // sources through tsx, which costs a request several times its own work.
+  if (!buildIsCurrent(PROJECT_ROOT)) log('WARNING: a source changed after the build, so the gateway may run its sources through tsx: these figures are not of the compiled build');
   const base = `http://127.0.0.1:${port}`;
   const token = ((await (await fetch(`${base}/oauth/token`, {
     method: 'POST', headers: { authorization: `Basic ${Buffer.from(`bench-firm:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials',
@@ -77,15 +102,21 @@ await runBenchmark('rest', async (resources) => {
       ours: { url: `${base}/InsuranceApplication/${applicationId}`, headers: { authorization: `Bearer ${token}` } },
     };
     const runs: Record<'bare' | 'ours', Figures[]> = { bare: [], ours: [] };
+    // The sampler counts the server being driven as its 'gateway' party.
+    const serverPids = { bare: bare.pid === undefined ? [] : [bare.pid], ours: resources.gateway.pids };
+    let driven: 'bare' | 'ours' = 'bare';
+    const sampler = new CpuSampler(() => serverPids[driven]);
     for (let round = 1; round <= settings.rounds; round += 1) {
       for (const name of ['bare', 'ours'] as const) {
+        driven = name;
         await drive(targets[name].url, targets[name].headers, settings.warmupSeconds);
-        const figures = await drive(targets[name].url, targets[name].headers, settings.seconds);
+        const figures = await drive(targets[name].url, targets[name].headers, settings.seconds, sampler);
         runs[name].push(figures);
-        log(`round ${round} ${name}: ${Math.round(figures.requestsPerSecond)} requests/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, non-2xx ${figures.non2xx}, errors ${figures.errors}`);
+        log(`round ${round} ${name}: ${Math.round(figures.requestsPerSecond)} requests/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, non-2xx ${figures.non2xx}, errors ${figures.errors}${cpuPerRequest(figures)}`);
       }
     }
-    const mean = (list: Figures[], key: keyof Figures) => list.reduce((sum, f) => sum + f[key], 0) / list.length;
+    sampler.stop();
+    const mean = (list: Figures[], key: 'requestsPerSecond') => list.reduce((sum, f) => sum + f[key], 0) / list.length;
     const ratio = mean(runs.ours, 'requestsPerSecond') / mean(runs.bare, 'requestsPerSecond');
     const p99 = Math.max(...runs.ours.map((f) => f.p99));
     log(`bare Fastify + pg: ${Math.round(mean(runs.bare, 'requestsPerSecond'))} requests/s, p99 ${Math.max(...runs.bare.map((f) => f.p99))} ms`);

@@ -5,7 +5,9 @@ import { decideAccess } from '../core/access.policy.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
 import { checkInsuranceApplication, reviewReasons, type InsuranceApplicationInput } from '../core/insurance-application.rules.ts';
 import type { Database } from '../ledger/database.ts';
-import { findApplication, insertApplication, listCustomerApplications, loadApplicationFacts, type InsuranceApplicationRecord } from '../ledger/applications.repository.ts';
+import {
+  findApplication, findApplicationStatus, insertApplication, listCustomerApplications, loadApplicationFacts, type ApplicationStatusRecord, type InsuranceApplicationRecord,
+} from '../ledger/applications.repository.ts';
 import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
 import { renderApplicationReceipt } from '../documents/application-receipt.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
@@ -80,18 +82,23 @@ export async function registerInsuranceApplicationRoutes(app: FastifyInstance, o
     return reply.code(201).header('location', `/InsuranceApplication/${applicationId}`).send(statusView(saved));
   });
 
-  /** The application, when it exists and is the caller's; RESOURCE_NOT_FOUND either way otherwise. */
-  async function ownApplication(request: FastifyRequest): Promise<InsuranceApplicationRecord> {
+  /**
+   * The insurance application `find` reads (all of it, or its status only), when it exists
+   * and is the caller's; RESOURCE_NOT_FOUND either way otherwise.
+   */
+  async function ownApplication<Found extends Pick<ApplicationStatusRecord, 'kind' | 'firmOrganisationNumber'>>(
+    request: FastifyRequest, find: (db: Database, id: string) => Promise<Found | undefined>,
+  ): Promise<Found & { kind: 'insurance' }> {
     const { id } = request.params as { id: string };
-    const application = await findApplication(db, id);
+    const application = await find(db, id);
     const access = application && decideAccess(callerOf(request), { kind: 'application', firmOrganisationNumber: application.firmOrganisationNumber }, stockholmDate(clock()));
-    if (!application || !access?.allowed || application.kind !== 'insurance') throw notAvailable();
+    if (!application || !access?.allowed || !isInsurance(application)) throw notAvailable();
     return application;
   }
 
   app.get('/InsuranceApplication/:id', {
     schema: { tags: ['applications'], summary: 'Status and status history of an application', params: idParam, response: { 200: { $ref: 'ApplicationStatus#' }, 401: problem, 404: problem } },
-  }, async (request) => statusView(await ownApplication(request)));
+  }, async (request) => statusView(await ownApplication(request, findApplicationStatus)));
 
   app.get('/InsuranceApplication/:id/Receipt', {
     schema: {
@@ -99,7 +106,7 @@ export async function registerInsuranceApplicationRoutes(app: FastifyInstance, o
       response: { 200: { description: 'The receipt (PDF)', type: 'string', format: 'binary' }, 401: problem, 404: problem },
     },
   }, async (request, reply) => {
-    const application = await ownApplication(request);
+    const application = await ownApplication(request, findApplication);
     return reply.type('application/pdf').header('content-disposition', `inline; filename="${application.applicationId}.pdf"`).send(await renderApplicationReceipt(application));
   });
 
@@ -118,7 +125,11 @@ export async function registerInsuranceApplicationRoutes(app: FastifyInstance, o
   });
 }
 
-function statusView(application: InsuranceApplicationRecord) {
+function isInsurance<Found extends Pick<ApplicationStatusRecord, 'kind'>>(application: Found): application is Found & { kind: 'insurance' } {
+  return application.kind === 'insurance';
+}
+
+function statusView(application: ApplicationStatusRecord) {
   return {
     applicationId: application.applicationId, productId: application.productId, customerId: application.customerId,
     status: application.status, submittedAt: application.submittedAt, insuranceId: application.insuranceId, history: application.history,
