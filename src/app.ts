@@ -138,7 +138,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
     }
 
     const schemas = await processSchemaValidator(join(PROJECT_ROOT, 'schemas'));
-    log.info({ validation: schemas.where, libxml2: schemas.libxml2 }, 'schema validation ready');
+    log.info({ validation: schemas.where, libxml2: schemas.libxml2, binding: schemas.binding }, 'schema validation ready');
     schemas.onBroken((error) =>
       log.fatal({ err: error }, 'the validation thread stopped: documents cannot be validated until the gateway is restarted (their jobs retry, then go dead for replay)'));
     const deps: PipelineDeps = {

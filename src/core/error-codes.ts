@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   UNKNOWN_DOCUMENT_TYPE: { scope: 'document', httpStatus: 400, retryable: false, message: 'The root element and namespace name no known document type.' },
   MESSAGE_TYPE_NOT_ALLOWED: { scope: 'document', httpStatus: 403, retryable: false, message: 'The counterparty may not send this document type.' },
   SCHEMA_VIOLATION: { scope: 'document', httpStatus: 400, retryable: false, message: 'The document does not follow its XML schema.' },
+  SCHEMA_VALIDATION_TIMEOUT: { scope: 'document', httpStatus: 422, retryable: false, message: 'Schema validation of the document took longer than the time budget and was stopped.' },
 
   // Business rules: whole document.
   AGREEMENT_UNKNOWN: { scope: 'document', httpStatus: 422, retryable: false, message: 'The agreement number is not known.' },

@@ -7,9 +7,11 @@ import type { DocumentVerdict, SchemaValidator } from './schema-validator.ts';
 export class InlineSchemaValidator implements SchemaValidator {
   readonly where = 'inline';
   readonly libxml2: string;
+  readonly binding: string;
 
   constructor(private readonly schemas: SchemaRegistry) {
     this.libxml2 = schemas.libxml2;
+    this.binding = schemas.binding;
   }
 
   async validateDocuments(texts: readonly string[], rootName: string): Promise<DocumentVerdict[]> {
@@ -23,10 +25,12 @@ export class InlineSchemaValidator implements SchemaValidator {
   /** Validation on the caller's thread cannot break apart from its caller. */
   onBroken(): void {}
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.schemas.dispose();
+  }
 }
 
-/** The documents validated together where possible (SchemaRegistry.validateMany); one that libxml2 cannot read is named as such. */
+/** Each document's verdict (SchemaRegistry.validateMany); one that libxml2 cannot read is named as such. */
 export function documentVerdicts(schemas: SchemaRegistry, texts: readonly string[], rootName: string): DocumentVerdict[] {
   try {
     return schemas.validateMany(texts, rootName).map((errors) => ({ errors }));

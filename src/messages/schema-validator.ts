@@ -13,8 +13,11 @@ export interface SchemaError {
   readonly text: string;
 }
 
-/** A document's schema errors ([] when it is valid), or why libxml2 could not read it at all. */
-export type DocumentVerdict = { readonly errors: readonly SchemaError[] } | { readonly unreadable: string };
+/**
+ * A document's schema errors ([] when it is valid), why libxml2 could not read it at
+ * all, or that its validation ran past the time budget (in ms) and was stopped.
+ */
+export type DocumentVerdict = { readonly errors: readonly SchemaError[] } | { readonly unreadable: string } | { readonly overBudgetMs: number };
 
 /** Also validates a streamed report's record batches (BatchValidator.validate, report-batch.validator.ts). */
 export interface SchemaValidator extends BatchValidator {
@@ -22,11 +25,13 @@ export interface SchemaValidator extends BatchValidator {
   validateDocuments(texts: readonly string[], rootName: string): Promise<DocumentVerdict[]>;
   /** Where validation runs, for the log. */
   readonly where: 'thread' | 'inline';
-  /** The libxml2 release that validates (libxmljs2 bundles its own), logged at start. */
+  /** The libxml2 release that validates, logged at start. */
   readonly libxml2: string;
+  /** The build of libxml2 that runs (libxml2-wasm and its version), logged at start. */
+  readonly binding: string;
   /**
    * Calls `listener` if validation stops working for good (the validation thread
-   * died: libxml2 cannot be loaded again in this process, so only a restart helps).
+   * died, or one started in its place could not load the schemas).
    */
   onBroken(listener: (error: Error) => void): void;
   close(): Promise<void>;

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { processSchemaValidator } from './validation-thread.ts';
+import type { GatewayError } from '../core/gateway-error.ts';
+import { processSchemaValidator, startValidationThread } from './validation-thread.ts';
 
-// This file never loads libxml2 on its own thread (no SchemaRegistry import), so the
-// process's validation thread can: everything below runs on it.
+// Everything below runs on validation threads (where === 'thread').
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SCHEMAS = join(ROOT, 'schemas');
 const fixture = (type: string, kind: string, name: string) => readFileSync(join(ROOT, 'fixtures', type, kind, name), 'utf8');
@@ -27,16 +27,18 @@ test('validation runs on a thread of its own, and gives each document its verdic
   const errors = verdicts[1] && 'errors' in verdicts[1] ? verdicts[1].errors : [];
   assert.ok(errors.length > 0 && errors.every((error) => typeof error.line === 'number' && error.text.length > 0), JSON.stringify(verdicts[1]));
   assert.ok(verdicts[3] && 'unreadable' in verdicts[3], 'a document libxml2 cannot read is named as such');
+  assert.match(validator.libxml2, /^2\.1[5-9]/, 'a current libxml2 validates');
+  assert.match(validator.binding, /^libxml2-wasm \d+\.\d+\.\d+$/);
 });
 
-test('requests waiting together are validated together, and each gets its own verdicts', async () => {
+test('requests sent at once are validated one after another, and each gets its own verdicts', async () => {
   const validator = await processSchemaValidator(SCHEMAS);
   const invalidName = readdirSync(join(ROOT, 'fixtures', 'ChangeFee', 'invalid')).find((name) => name.startsWith('SCHEMA_VIOLATION') && name.endsWith('.xml') && !name.endsWith('.response.xml'));
   assert.ok(invalidName);
   const salary = fixture('SalaryAdjustment', 'valid', 'multi-item.xml');
   const fee = fixture('ChangeFee', 'valid', 'multi-item.xml');
   const badFee = fixture('ChangeFee', 'invalid', invalidName);
-  // Sent without waiting: the thread finds them queued together.
+  // Sent without waiting: they queue for the thread.
   const [first, second, third, fourth] = await Promise.all([
     validator.validateDocuments([salary, salary], 'SalaryAdjustment'),
     validator.validateDocuments([fee, badFee], 'ChangeFee'),
@@ -70,4 +72,30 @@ test("a streamed report's record batch is validated on the thread, each error gi
   const recordErrors = verdict.recordErrors.get(1) ?? [];
   assert.equal(recordErrors[0]?.element, 'Cash');
   assert.ok((recordErrors[0]?.line ?? 0) >= line + 100, 'the line is the record\'s in the sender\'s file');
+});
+
+test('a document over the time budget ends the thread and is answered overBudgetMs; the others in its request get their verdicts, and the new thread goes on', async () => {
+  const validator = await startValidationThread(SCHEMAS, { budgetMs: 150 });
+  assert.equal(validator.where, 'thread');
+  const valid = fixture('SalaryAdjustment', 'valid', 'multi-item.xml');
+  const item = /<Item>[\s\S]*?<\/Item>/.exec(valid)?.[0];
+  assert.ok(item);
+  // 16 MiB of items: valid, and about 0.7 s of libxml2's time on a quiet machine.
+  const items = Array.from({ length: 87_000 }, (_, index) => item.replace(/<ItemId>[^<]*</, `<ItemId>I-${index}<`)).join('\n');
+  const slow = valid.slice(0, valid.indexOf(item)) + items + valid.slice(valid.lastIndexOf('</Item>') + '</Item>'.length);
+
+  const started = Date.now();
+  const verdicts = await validator.validateDocuments([valid, slow, valid], 'SalaryAdjustment');
+  assert.deepEqual(verdicts, [{ errors: [] }, { overBudgetMs: 150 }, { errors: [] }]);
+  assert.ok(Date.now() - started < 5_000, `answered in ${Date.now() - started} ms`);
+  assert.deepEqual(await validator.validateDocuments([valid], 'SalaryAdjustment'), [{ errors: [] }], 'the thread started in its place validates');
+
+  const rootStart = slow.indexOf('<SalaryAdjustment');
+  const rootStartTag = slow.slice(rootStart, slow.indexOf('>', rootStart) + 1);
+  const body = slow.slice(rootStart + rootStartTag.length, slow.lastIndexOf('</SalaryAdjustment>'));
+  await assert.rejects(
+    validator.validate('SalaryAdjustment', { rootStartTag, rootQName: 'SalaryAdjustment', text: '', line: 1 }, [{ text: body, line: 2 }], 'Item'),
+    (error: GatewayError) => error.code === 'SCHEMA_VALIDATION_TIMEOUT' && !error.retryable,
+  );
+  assert.deepEqual(await validator.validateDocuments([valid], 'SalaryAdjustment'), [{ errors: [] }]);
 });

@@ -142,6 +142,9 @@ function schemaVerdict(check: SchemaCheck, verdict: DocumentVerdict): Verdict {
   const { type, inResponseTo } = check;
   // libxml2 is stricter than the gate in a few corners (e.g. some character references).
   if ('unreadable' in verdict) return { ok: false, type, errors: [{ code: 'XML_MALFORMED', text: verdict.unreadable }] };
+  if ('overBudgetMs' in verdict) {
+    return { ok: false, type, errors: [{ code: 'SCHEMA_VALIDATION_TIMEOUT', text: `Schema validation took longer than ${verdict.overBudgetMs} ms and was stopped.` }] };
+  }
   const { errors } = verdict;
   if (errors.length > 0) {
     return {
