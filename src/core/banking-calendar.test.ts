@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { stockholmDate } from './calendar-date.ts';
 import {
   bankingDayOnOrAfter,
   bankingDayOnOrBefore,
@@ -176,4 +177,13 @@ test('malformed input and deadlines on closed days are refused', () => {
   assert.throws(() => reportDeadline('2026-03-30', '8:30'), RangeError);
   assert.throws(() => sellOrderDeadline(2026, 13), RangeError);
   assert.throws(() => lastBankingDayOfMonth(2026.5, 1), RangeError);
+});
+
+test("today's Stockholm date turns at Stockholm's midnight, also when asked again and again in the same minute", () => {
+  const asked: [string, string][] = [
+    ['2026-03-28T22:59:59.999Z', '2026-03-28'], ['2026-03-28T23:00:00.000Z', '2026-03-29'], // CET
+    ['2026-10-24T21:59:30.000Z', '2026-10-24'], ['2026-10-24T21:59:59.999Z', '2026-10-24'], ['2026-10-24T22:00:00.000Z', '2026-10-25'], // CEST
+    ['2026-10-25T22:59:59.999Z', '2026-10-25'], ['2026-10-25T23:00:00.000Z', '2026-10-26'], // CET again
+  ];
+  for (const [instant, date] of asked) assert.equal(stockholmDate(new Date(instant)), date, instant);
 });

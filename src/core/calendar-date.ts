@@ -21,13 +21,15 @@ export function daysBetween(from: IsoDate, to: IsoDate): number {
 
 /** Today's date in Europe/Stockholm, where the insurer's business day is. */
 export function stockholmDate(instant: Date): IsoDate {
-  // Asked for every document of a batch with the batch's one instant: the last answer is kept.
-  const time = instant.getTime();
-  if (time !== lastStockholm.time) lastStockholm = { time, date: STOCKHOLM_DATE.format(instant) };
+  // Asked for every document of a batch and every REST request: the last answer is kept
+  // for its minute. Stockholm's offsets are whole hours, so a date changes only on a
+  // minute's boundary, never within one.
+  const minute = Math.floor(instant.getTime() / 60_000);
+  if (minute !== lastStockholm.minute) lastStockholm = { minute, date: STOCKHOLM_DATE.format(instant) };
   return lastStockholm.date;
 }
 
-let lastStockholm = { time: NaN, date: '' };
+let lastStockholm = { minute: NaN, date: '' };
 
 // Building a formatter costs far more than using one: build it once.
 const STOCKHOLM_DATE = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Stockholm', year: 'numeric', month: '2-digit', day: '2-digit' });
