@@ -2,7 +2,7 @@ import { Decimal } from 'decimal.js';
 import { debitRunDate, type Quarter } from './banking-calendar.ts';
 import { addDays, type IsoDate } from './calendar-date.ts';
 import { quarterDebit, type Coverage, type Deposit, type ProductKind } from './charges/charges.ts';
-import { quarterSpan } from './charges/quarter-span.ts';
+import { quarterSpan, type QuarterPeriod } from './charges/quarter-span.ts';
 import type { YieldTaxRateTable } from './charges/yield-tax-rates.ts';
 
 /**
@@ -186,11 +186,53 @@ export function birthDateOf(personalIdentityNumber: string): IsoDate {
   return `${personalIdentityNumber.slice(0, 4)}-${personalIdentityNumber.slice(4, 6)}-${String(day > 60 ? day - 60 : day).padStart(2, '0')}`;
 }
 
+export type CoverageType = Coverage['type'];
+
 /**
- * The risk covers an insurance carries. Repayment protection is on every capital
- * insurance (DOMAIN.md); the ledger records no other coverage yet, so P and T carry
- * none until it does.
+ * The coverages an insurance gets when nobody chose them (an InsurancePurchase, an
+ * employee's insurance under a pension plan, the insurances from before coverages
+ * were recorded): repayment protection on every capital insurance (DOMAIN.md), none
+ * on P and T. An insurance application names its own.
  */
-export function coveragesOf(kind: ProductKind): Coverage[] {
-  return kind === 'K' ? [{ type: 'repaymentProtection' }] : [];
+export function standardCoverages(kind: ProductKind): CoverageType[] {
+  return kind === 'K' ? ['repaymentProtection'] : [];
+}
+
+/**
+ * The coverages an insurance carries in a quarter, as the charges engine prices them.
+ * A premium waiver is priced on the savings premiums due in the quarter: the monthly
+ * premium (in force at the quarter's end; none, or a paid-up insurance: 0) once for
+ * each month of the quarter with a day in force.
+ */
+export function coveragesInQuarter(types: readonly CoverageType[], monthlyPremium: string | undefined, period: QuarterPeriod): Coverage[] {
+  return types.map((type): Coverage => {
+    switch (type) {
+      case 'repaymentProtection':
+        return { type };
+      case 'premiumWaiver':
+        return { type, premiums: new Decimal(monthlyPremium ?? '0').times(monthsInForce(period)).toFixed(2) };
+      default:
+        return type satisfies never;
+    }
+  });
+}
+
+/** How many months of the quarter have at least one day in force. */
+function monthsInForce(period: QuarterPeriod): number {
+  const { firstDay } = quarterSpan(period);
+  let months = 0;
+  for (let month = 0; month < 3; month++) {
+    const start = addMonths(firstDay, month);
+    const end = addDays(addMonths(firstDay, month + 1), -1);
+    const from = period.insuredFrom !== undefined && period.insuredFrom > start ? period.insuredFrom : start;
+    const through = period.insuredThrough !== undefined && period.insuredThrough < end ? period.insuredThrough : end;
+    if (from <= through) months++;
+  }
+  return months;
+}
+
+/** The first of the month `months` after the first of a month. */
+function addMonths(firstOfMonth: IsoDate, months: number): IsoDate {
+  const index = Number(firstOfMonth.slice(0, 4)) * 12 + Number(firstOfMonth.slice(5, 7)) - 1 + months;
+  return `${Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}-01`;
 }

@@ -2,6 +2,7 @@ import { Decimal } from 'decimal.js';
 import type { ErrorCode } from './error-codes.ts';
 import { isValidIsin, isValidOrganisationNumber, isValidPersonalIdentityNumber } from './identifiers.ts';
 import type { IsoDate } from './calendar-date.ts';
+import type { CoverageType } from './debit-run.ts';
 
 /**
  * The business checks of an individual insurance application, after its JSON schema
@@ -129,6 +130,11 @@ export function reviewReasons(input: InsuranceApplicationInput, rules: ReviewRul
   if (age !== undefined && age > rules.insuredOlderThan) reasons.push(`insured older than ${rules.insuredOlderThan}`);
   if (isValidOrganisationNumber(input.policyholder.id)) reasons.push('the policyholder is an organisation');
   return reasons;
+}
+
+/** The coverages an application chose, as the ledger records them. */
+export function coverageTypesOf(coverages: InsuranceApplicationInput['coverages']): CoverageType[] {
+  return [...(coverages.repaymentProtection ? ['repaymentProtection' as const] : []), ...(coverages.premiumWaiver ? ['premiumWaiver' as const] : [])];
 }
 
 function isCustomerId(id: string): boolean {

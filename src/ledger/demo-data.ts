@@ -102,6 +102,13 @@ INSERT INTO insurances (insurance_number, agreement_number, insured_pin, product
   ('INS-100006', 'AGR-1001', '197001011233', 'KF-DEPA', '2022-01-01', '5561234567', 'DEPA-100006')
 ON CONFLICT DO NOTHING;
 
+-- The demo insurances carry their kind's standard coverages (standardCoverages): the capital insurance repayment protection.
+INSERT INTO insurance_coverages (insurance_number, coverage_type, from_date, message_id)
+SELECT i.insurance_number, 'repaymentProtection', i.start_date, 'demo-seed'
+  FROM insurances i JOIN products p ON p.code = i.product_code
+ WHERE i.agreement_number = 'AGR-1001' AND p.kind = 'K'
+ON CONFLICT DO NOTHING;
+
 -- Every demo insurance's custody account is held by the demo custodian.
 INSERT INTO custody_accounts (account_number, custodian_id, opened_on)
 SELECT custody_account, 'demo-custodian', start_date FROM insurances WHERE custody_account LIKE 'DEPA-1%'

@@ -1,12 +1,14 @@
 import type { Sql } from './database.ts';
-import type { InsuranceApplicationInput } from '../core/insurance-application.rules.ts';
+import { coverageTypesOf, type InsuranceApplicationInput } from '../core/insurance-application.rules.ts';
+import { insertCoverages } from './insurance-coverages.repository.ts';
 import { drawInsuranceNumbers } from './plan/insurance-purchase.repository.ts';
 import { insertAllocations, insertFees, insertPremiums } from './plan.repository.ts';
 
 /**
  * Issuing an approved individual insurance application: the insurance, its custody
  * account at the chosen custodian, its first premium, its charges (the product's
- * standard ones) and its distribution plan, all from the day of issue and all written
+ * standard ones), the coverages applied for (whose risk premiums the debit runs then
+ * charge) and its distribution plan, all from the day of issue and all written
  * in the caller's transaction with the application's status — an application is
  * issued entirely or not at all. The rows carry the application id where a received
  * document's rows carry its message id. From then on the plan-administration messages,
@@ -28,6 +30,7 @@ export async function issueInsurance(tx: Sql, applicationId: string, input: Insu
   if (input.premium.monthly) {
     await insertPremiums(tx, applicationId, [{ insuranceNumber: insuranceNumber!, effectiveDate: day, monthlyAmount: input.premium.monthly, currency: 'SEK' }]);
   }
+  await insertCoverages(tx, applicationId, coverageTypesOf(input.coverages).map((type) => ({ insuranceNumber: insuranceNumber!, type, fromDate: day })));
   const { rows } = await tx.query<{ fixed: string; capital: string }>(
     'SELECT standard_fixed_charge::text AS fixed, standard_capital_charge::text AS capital FROM products WHERE code = $1',
     [input.productId],

@@ -1,6 +1,7 @@
 import type { IsoDate } from '../core/calendar-date.ts';
 import { planPremiums, type PlanApplicationInput } from '../core/plan-application.rules.ts';
 import type { Sql } from './database.ts';
+import { insertStandardCoverages } from './insurance-coverages.repository.ts';
 import { insertAgreementCategories } from './plan/add-categories.repository.ts';
 import { drawInsuranceNumbers } from './plan/insurance-purchase.repository.ts';
 import { insertAllocations, insertFees, insertPremiums, insertSalaries } from './plan.repository.ts';
@@ -11,7 +12,8 @@ import { insertAllocations, insertFees, insertPremiums, insertSalaries } from '.
  * employment with its category, cost center and salary, and an insurance under the
  * agreement (the employer its policyholder) with its custody account at the chosen
  * custodian, its monthly premium by the category's rule, the product's standard
- * charges and the plan's distribution plan. All in the caller's transaction with the
+ * charges, its kind's standard coverages (standardCoverages: an occupational plan
+ * names none) and the plan's distribution plan. All in the caller's transaction with the
  * application's status: a plan is issued entirely or not at all. The rows carry the
  * application id where a received document's rows carry its message id, so the
  * plan-administration messages, the custodian's reports and the debit runs then work
@@ -61,6 +63,7 @@ export async function issuePlan(tx: Sql, applicationId: string, input: PlanAppli
   await insertPremiums(tx, applicationId, insuranceNumbers.map((number, index) => ({
     insuranceNumber: number, effectiveDate: coveredFrom[index]!, monthlyAmount: premiums[index]!.monthlyPremium, currency: 'SEK' as const,
   })));
+  await insertStandardCoverages(tx, applicationId, insuranceNumbers);
   const { rows } = await tx.query<{ fixed: string; capital: string }>(
     'SELECT standard_fixed_charge::text AS fixed, standard_capital_charge::text AS capital FROM products WHERE code = $1',
     [input.productId],

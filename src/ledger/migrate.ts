@@ -22,6 +22,7 @@ import * as malformedClaimsNothing from './migrations/0020-malformed-claims-noth
 import * as channelHealth from './migrations/0021-channel-health.ts';
 import * as annualReportDeadlines from './migrations/0022-annual-report-deadlines.ts';
 import * as withdrawalAccounts from './migrations/0025-withdrawal-accounts.ts';
+import * as insuranceCoverages from './migrations/0023-insurance-coverages.ts';
 import * as payoutStart from './migrations/0024-payout-start.ts';
 
 export interface Migration {
@@ -54,6 +55,7 @@ export const MIGRATIONS: readonly Migration[] = [
   malformedClaimsNothing,
   channelHealth,
   annualReportDeadlines,
+  insuranceCoverages,
   withdrawalAccounts,
   payoutStart,
 ];

@@ -4,11 +4,12 @@ import { stockholmDate } from '../core/calendar-date.ts';
 import { quarterSpan } from '../core/charges/quarter-span.ts';
 import { withConfiguredRates, type YieldTaxRateTable } from '../core/charges/yield-tax-rates.ts';
 import type { GatewayConfig } from '../config/config.schema.ts';
-import { birthDateOf, coveragesOf, debitRun, debitRunKey, parseDebitRunKey, type AccountDebit, type HeldAccount } from '../core/debit-run.ts';
+import { birthDateOf, coveragesInQuarter, debitRun, debitRunKey, parseDebitRunKey, type AccountDebit, type HeldAccount } from '../core/debit-run.ts';
 import type { Database, Sql } from '../ledger/database.ts';
 import {
   custodiansDone, depositsOf, insertLines, insertRun, insuredAccounts, lockRun, undeliveredRunDocuments, valuationsOf, type StoredLine,
 } from '../ledger/debit-runs.repository.ts';
+import { coveragesOn, monthlyPremiumsOn } from '../ledger/insurance-coverages.repository.ts';
 import { deliveryTargetsOf } from '../ledger/outgoing-documents.repository.ts';
 import { DEBIT_ACCOUNTS, debitAccountsXml, type DebitAccountsAccount, type DebitAccountsRun } from '../messages/debit-accounts.document.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
@@ -36,7 +37,9 @@ import type { StageScheduler } from './pipeline-deps.ts';
  * - a custodian whose accounts are all held back gets no row and no file: the run
  *   made again (CLI) once its values are in produces the file;
  * - an insurance that has ended (insurances.end_date) is charged to its end date and
- *   is not read at all by the runs of the quarters after it.
+ *   is not read at all by the runs of the quarters after it;
+ * - the risk premium is charged for the coverages the insurance carries at the
+ *   quarter's end (insurance_coverages), whatever its product kind.
  */
 
 /** What a run needs besides the transaction. */
@@ -109,6 +112,9 @@ export async function runDebitRun(sql: Sql, deps: RunDeps, covered: { year: numb
   const accountNumbers = rows.map((row) => row.accountNumber);
   const valuations = await valuationsOf(sql, accountNumbers, span.firstDay, runDate > span.lastDay ? runDate : span.lastDay);
   const deposits = await depositsOf(sql, accountNumbers, span.firstDay, span.lastDay);
+  const insuranceNumbers = rows.map((row) => row.insuranceNumber);
+  const coverages = await coveragesOn(sql, insuranceNumbers, span.lastDay);
+  const monthlyPremiums = await monthlyPremiumsOn(sql, insuranceNumbers, span.lastDay);
 
   const created: CustodianRunSummary[] = [];
   const documents: { custodianId: string; body: string }[] = [];
@@ -124,7 +130,10 @@ export async function runDebitRun(sql: Sql, deps: RunDeps, covered: { year: numb
       own.filter((row) => row.annualCapitalPercent !== null).map((row) => ({
         accountNumber: row.accountNumber, insuranceNumber: row.insuranceNumber, kind: row.kind, insuredFrom: row.startDate, insuredThrough: row.endDate ?? undefined,
         annualFixedCharge: row.annualFixedCharge ?? '360', annualCapitalPercent: row.annualCapitalPercent ?? '0',
-        birthDate: birthDateOf(row.insuredPin), coverages: coveragesOf(row.kind),
+        birthDate: birthDateOf(row.insuredPin),
+        coverages: coveragesInQuarter(coverages.get(row.insuranceNumber) ?? [], monthlyPremiums.get(row.insuranceNumber), {
+          year, quarter, insuredFrom: row.startDate, insuredThrough: row.endDate ?? undefined,
+        }),
         deposits: deposits.get(row.accountNumber) ?? [], valuations: valuations.get(row.accountNumber) ?? [],
       })),
       year, quarter, deps.yieldTaxRates,

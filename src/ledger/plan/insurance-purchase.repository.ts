@@ -1,4 +1,5 @@
 import type { Sql } from '../database.ts';
+import { insertStandardCoverages } from '../insurance-coverages.repository.ts';
 import { insertAllocations, insertFees, insertPaidUp, insertPremiums, type AgreementFacts } from '../plan.repository.ts';
 
 /**
@@ -64,12 +65,14 @@ export interface PurchasedInsurance {
 
 /**
  * Writes the purchased insurances with the employer as policyholder, then — so their
- * foreign keys hold — each one's first premium, fixed charge and distribution plan,
+ * foreign keys hold — each one's standard coverages (standardCoverages: the document
+ * names none), first premium, fixed charge and distribution plan,
  * all from its start date, and the paid-up row of those bought for an ended employment.
  */
 export async function insertPurchasedInsurances(sql: Sql, agreement: AgreementFacts, messageId: string, purchases: readonly PurchasedInsurance[]): Promise<void> {
   if (purchases.length === 0) return;
   await insertInsurances(sql, agreement, messageId, purchases);
+  await insertStandardCoverages(sql, messageId, purchases.map((p) => p.insuranceNumber));
   await insertPremiums(
     sql,
     messageId,
