@@ -5,6 +5,7 @@ import { registerInsuranceEndCommand } from './cli/insurance-end.command.ts';
 import { registerPayoutStartCommand } from './cli/payout-start.command.ts';
 import { EXIT, reportError } from './cli/output.ts';
 import { registerApplicationsCommand } from './cli/applications.command.ts';
+import { registerWithdrawalsCommand } from './cli/withdrawals.command.ts';
 import { registerPowersOfAttorneyCommand } from './cli/powers-of-attorney.command.ts';
 import { registerApplicationNoticesCommand } from './cli/application-notices.command.ts';
 import { isGatewayError } from './core/gateway-error.ts';
@@ -132,6 +133,7 @@ program
 registerApplicationNoticesCommand(program);
 
 registerApplicationsCommand(program);
+registerWithdrawalsCommand(program);
 registerPowersOfAttorneyCommand(program);
 
 program

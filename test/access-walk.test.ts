@@ -43,13 +43,15 @@ interface Owned {
   readonly insuranceId: string;
   readonly planApplicationId: string;
   readonly agreementId: string;
+  readonly withdrawalRequestId: string;
+  readonly signCaseId: string;
 }
 
 interface Row {
   readonly url: (owned: Owned) => string;
   /** The same route naming something that does not exist (routes with path parameters). */
   readonly missing?: string;
-  readonly body?: (advisorCode: string) => object;
+  readonly body?: (advisorCode: string, owned: Owned) => object;
   readonly expect: Expected;
 }
 
@@ -99,6 +101,16 @@ const ROWS: Readonly<Record<string, Row>> = {
   'GET /Customer/:customerNumber/WithdrawalAccount': { url: () => `/Customer/${WITHDRAWAL_ACCOUNT}/WithdrawalAccount`, missing: '/Customer/50007654324/WithdrawalAccount', expect: customerViewers({ 'own-firm': 200, 'other-firm-with-power': 200, custodian: 200 }) },
   'GET /Customer/:customerNumber/WithdrawalInformation': { url: () => `/Customer/${VALIDATED_ACCOUNT}/WithdrawalInformation`, missing: '/Customer/50007654324/WithdrawalInformation', expect: customerViewers({ 'own-firm': 200, 'other-firm-with-power': 200, custodian: 200 }) },
   'GET /Insurance/:insuranceNumber/withdrawalInformation': { url: (o) => `/Insurance/${o.insuranceId}/withdrawalInformation`, missing: '/Insurance/INS-404/withdrawalInformation', expect: customerViewers({ 'own-firm': 200, 'other-firm-with-power': 200, custodian: 200 }) },
+  'POST /Insurance/withdrawalrequest': {
+    url: () => '/Insurance/withdrawalrequest', body: (_advisor, o) => ({ insuranceNumber: o.insuranceId, amount: '1000.00', accountNumber: VALIDATED_ACCOUNT }),
+    expect: customerViewers({ 'own-firm': 201, 'other-firm-with-power': 201, custodian: 201 }),
+  },
+  'GET /Insurance/withdrawalrequest/:id': { url: (o) => `/Insurance/withdrawalrequest/${o.withdrawalRequestId}`, missing: '/Insurance/withdrawalrequest/WR-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F', expect: customerViewers({ 'own-firm': 200, 'other-firm-with-power': 200, custodian: 200 }) },
+  'GET /Insurance/withdrawalrequest/:id/receipt': { url: (o) => `/Insurance/withdrawalrequest/${o.withdrawalRequestId}/receipt`, missing: '/Insurance/withdrawalrequest/WR-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F/receipt', expect: customerViewers({ 'own-firm': 200, 'other-firm-with-power': 200, custodian: 200 }) },
+  'GET /SignCase/:id': { url: (o) => `/SignCase/${o.signCaseId}`, missing: '/SignCase/SC-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F', expect: customerViewers({ 'own-firm': 200, 'other-firm-with-power': 200, custodian: 200 }) },
+  // The walk's gateway has no BankID settings: a caller who may sign is told SIGNING_UNAVAILABLE (503), and an unknown orderRef SIGN_ORDER_UNKNOWN.
+  'POST /SignCase/:id/Sign': { url: (o) => `/SignCase/${o.signCaseId}/Sign`, body: () => ({ role: 'policyholder' }), expect: customerViewers({ 'own-firm': 503, 'other-firm-with-power': 503, custodian: 503 }) },
+  'POST /SignCase/:id/Collect': { url: (o) => `/SignCase/${o.signCaseId}/Collect`, body: () => ({ orderRef: 'no-such-order' }), expect: customerViewers({ 'own-firm': 422, 'other-firm-with-power': 422, custodian: 422 }) },
 };
 
 /** Not the REST API's data routes: staff API, queue board, custodians' door, SSEK, probes, token and description. */
@@ -162,7 +174,18 @@ describe('the REST API walked route by route, caller by caller', () => {
       `INSERT INTO withdrawal_accounts (registration_id, customer_id, account_digits, clearing_number, account_number, bank_name, registered_at, registered_by, validation_day, status, decided_at)
        VALUES ('WA-WALK', $1, $2, '6000', '123456789', 'Handelsbanken', now(), 'client:firm-a', $3, 'validated', now())`, [CUSTOMER, VALIDATED_ACCOUNT, TODAY],
     );
-    owned = { insuranceApplicationId: application.applicationId, insuranceId: application.insuranceId!, planApplicationId: planStatus.applicationId, agreementId: planStatus.agreementId! };
+    // A custody value for the insurance, so that it allows a withdrawal, and the first firm's request.
+    await gateway.deps.db.query(
+      `INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
+       SELECT custody_account, $2, 0, 100000, 100000, 1, 'walk-holdings' FROM insurances WHERE insurance_number = $1`, [application.insuranceId, TODAY],
+    );
+    const withdrawal = await as('firm-a', { method: 'POST', url: '/Insurance/withdrawalrequest', payload: { insuranceNumber: application.insuranceId, amount: '1000.00', accountNumber: VALIDATED_ACCOUNT } });
+    assert.equal(withdrawal.statusCode, 201, withdrawal.body);
+    const request = withdrawal.json() as { requestId: string; signCaseId: string };
+    owned = {
+      insuranceApplicationId: application.applicationId, insuranceId: application.insuranceId!, planApplicationId: planStatus.applicationId, agreementId: planStatus.agreementId!,
+      withdrawalRequestId: request.requestId, signCaseId: request.signCaseId,
+    };
   });
   after(() => gateway.destroy());
 
@@ -209,7 +232,7 @@ describe('the REST API walked route by route, caller by caller', () => {
         const where = `${route.method} ${route.url} as ${caller}`;
         const answer = await as(client, {
           method: route.method as InjectOptions['method'], url: row.url(owned),
-          ...(row.body ? { payload: row.body(client ? ADVISOR_OF[client] : 'ADV-001') } : {}),
+          ...(row.body ? { payload: row.body(client ? ADVISOR_OF[client] : 'ADV-001', owned) } : {}),
         });
         const expected = row.expect[caller];
         if (answer.statusCode !== expected) {

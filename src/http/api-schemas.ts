@@ -251,6 +251,48 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
     },
   });
   add({
+    $id: 'WithdrawalRequest',
+    type: 'object',
+    description: 'A withdrawal request: it goes to the custodian once the insurer has approved it and every signatory of its sign case has signed',
+    required: ['requestId', 'signCaseId', 'insuranceNumber', 'customerId', 'amount', 'accountNumber', 'bankName', 'status', 'requestedAt', 'history'],
+    properties: {
+      requestId: { type: 'string' },
+      signCaseId: { type: 'string', description: 'The sign case its signatories sign: GET /SignCase/{id}' },
+      insuranceNumber: { type: 'string' },
+      customerId: { type: 'string', description: 'The policyholder' },
+      amount: sek,
+      accountNumber: { type: 'string', description: 'The validated withdrawal account, digits only' },
+      bankName: { type: 'string' },
+      status: { type: 'string', enum: ['requested', 'approved', 'signed', 'rejected', 'ordered', 'sent', 'paid-out'], description: 'approved: awaiting signatures; signed: awaiting approval; ordered: in a DebitAccounts document; sent: delivered to the custodian; paid-out: the custodian reported the payment' },
+      requestedAt: { type: 'string', format: 'date-time' },
+      history: {
+        type: 'array',
+        items: {
+          type: 'object', required: ['event', 'at', 'by', 'reason'],
+          properties: { event: { type: 'string' }, at: { type: 'string' }, by: { type: 'string' }, reason: { type: ['string', 'null'] } },
+        },
+      },
+    },
+  });
+  add({
+    $id: 'SignCase',
+    type: 'object',
+    description: 'Who must sign a request, by role, and whether each has signed',
+    required: ['signCaseId', 'requestId', 'complete', 'signatories'],
+    properties: {
+      signCaseId: { type: 'string' },
+      requestId: { type: 'string' },
+      complete: { type: 'boolean', description: 'Every signatory has signed' },
+      signatories: {
+        type: 'array',
+        items: {
+          type: 'object', required: ['role', 'personalNumber', 'signed', 'signedAt'],
+          properties: { role: { type: 'string', enum: ['policyholder', 'insured'] }, personalNumber: { type: 'string' }, signed: { type: 'boolean' }, signedAt: { type: ['string', 'null'], format: 'date-time' } },
+        },
+      },
+    },
+  });
+  add({
     $id: 'CustomerApplication',
     type: 'object',
     required: ['productName', 'insuranceId', 'applicationId', 'status'],

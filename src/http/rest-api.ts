@@ -18,6 +18,11 @@ import { registerPlanApplicationRoutes } from './plan-applications.routes.ts';
 import { registerWithdrawalAccountRoutes } from './withdrawal-accounts.routes.ts';
 import { registerWithdrawalInformationRoutes } from './withdrawal-information.routes.ts';
 import { withConfiguredRates } from '../core/charges/yield-tax-rates.ts';
+import { registerWithdrawalRequestRoutes } from './withdrawal-requests.routes.ts';
+import { registerSignCaseRoutes } from './sign-cases.routes.ts';
+import { createBankIdClientFromConfig } from '../bankid/bankid-client.ts';
+import { runDepsFrom } from '../pipeline/debit-run.ts';
+import type { StageScheduler } from '../pipeline/pipeline-deps.ts';
 
 /**
  * The REST API for advisor firms and custodians (docs/rest.md), in its own scope of
@@ -31,6 +36,8 @@ export interface RestApiOptions {
   readonly db: Database;
   readonly log: Logger;
   readonly clock?: () => Date;
+  /** Where a withdrawal's DebitAccounts document is handed once ordered; without it the outgoing reconciler delivers it. */
+  readonly scheduler?: StageScheduler;
 }
 
 export async function registerRestApi(app: FastifyInstance, options: RestApiOptions): Promise<void> {
@@ -69,6 +76,11 @@ export async function registerRestApi(app: FastifyInstance, options: RestApiOpti
       await registerPlanApplicationRoutes(authenticated, { config: options.config, db: options.db, clock });
       await registerWithdrawalAccountRoutes(authenticated, { db: options.db, clock });
       await registerWithdrawalInformationRoutes(authenticated, { db: options.db, clock, yieldTaxRates: withConfiguredRates(options.config.charges.yieldTaxRates) });
+      await registerWithdrawalRequestRoutes(authenticated, { db: options.db, clock, yieldTaxRates: withConfiguredRates(options.config.charges.yieldTaxRates) });
+      const bankid = options.config.bankid ? await createBankIdClientFromConfig(options.config.bankid) : undefined;
+      authenticated.addHook('onClose', async () => bankid?.close());
+      const scheduler = options.scheduler ?? { enqueue: async () => undefined, requeue: async () => undefined };
+      await registerSignCaseRoutes(authenticated, { db: options.db, clock, bankid, runDeps: runDepsFrom(options.config, scheduler, options.log) });
     });
   });
 }

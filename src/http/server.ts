@@ -28,6 +28,7 @@ import { registerMailSetAsideRoutes } from './mail-set-aside.routes.ts';
 import { registerRestApi } from './rest-api.ts';
 import { registerPowerOfAttorneyRoutes } from './powers-of-attorney.routes.ts';
 import { registerApplicationReviewRoutes } from './application-review.routes.ts';
+import { registerWithdrawalReviewRoutes } from './withdrawal-review.routes.ts';
 import { registerChannelHealthRoutes } from './channel-health.routes.ts';
 
 /**
@@ -104,7 +105,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
 
   await registerReportingRoutes(app, { config, deps, intake: options.intake, throttle });
 
-  await registerRestApi(app, { config, db: deps.db, log: options.log, clock: deps.clock });
+  await registerRestApi(app, { config, db: deps.db, log: options.log, clock: deps.clock, scheduler: deps.scheduler });
 
   await app.register(async (staff) => {
     await requireStaff(staff, config.staff.users, throttle);
@@ -119,6 +120,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     await registerMailSetAsideRoutes(staff, options);
     await registerPowerOfAttorneyRoutes(staff, options);
     await registerApplicationReviewRoutes(staff, options);
+    await registerWithdrawalReviewRoutes(staff, options);
     if (queues) {
       const board = new FastifyAdapter();
       // The calendar queue (debit runs, report deadlines, payouts) beside the stages: staff see its runs and failures too.

@@ -7,8 +7,8 @@ import type { WithdrawalFacts } from '../core/withdrawal-information.rules.ts';
  * tax category, whether the insurance has ended or is in payout, its latest custody
  * value on or before today, its charges in force, the last day the debit runs charged,
  * the opening value while this year's tax on it has not been debited, the deposits
- * since, and withdrawals requested and not yet paid (none before withdrawal requests
- * exist: `requested` is 0).
+ * since, and withdrawals requested and not yet paid out (every request not rejected
+ * until the custodian reports its Withdrawal or Payout: withdrawal-requests.repository.ts).
  */
 export interface InsuranceWithdrawalFacts extends WithdrawalFacts {
   readonly insuranceNumber: string;
@@ -22,6 +22,7 @@ interface Row {
   insuranceNumber: string; policyholder: string; productId: string; kind: 'P' | 'T' | 'K'; startDate: string; ended: boolean; inPayout: boolean;
   custodianId: string; custodyAccount: string; valueAsOf: string | null; valueTotal: string | null; fixedCharge: string | null; capitalPercent: string | null;
   chargedThrough: string | null; openingValue: string | null; openingTaxed: boolean; deposits: { date: string; amount: string }[] | null;
+  requested: string;
 }
 
 /** Facts of the insurances chosen by policyholder or by number, as of `today`. */
@@ -41,7 +42,11 @@ export async function withdrawalFactsOf(sql: Sql, which: { policyholders: readon
             (SELECT json_agg(json_build_object('date', t.trade_date::text, 'amount', t.amount::text) ORDER BY t.trade_date)
                FROM custody_transactions t
               WHERE t.account_number = i.custody_account AND t.transaction_type = 'Deposit' AND t.trade_date <= $2
-                AND t.trade_date > COALESCE((SELECT max(l.period_to) FROM debit_lines l WHERE l.insurance_number = i.insurance_number AND l.charge = 'YieldTax' AND l.basis = 'Deposits'), i.start_date - 1)) AS deposits
+                AND t.trade_date > COALESCE((SELECT max(l.period_to) FROM debit_lines l WHERE l.insurance_number = i.insurance_number AND l.charge = 'YieldTax' AND l.basis = 'Deposits'), i.start_date - 1)) AS deposits,
+            (SELECT COALESCE(sum(r.amount), 0)::text FROM withdrawal_requests r
+              WHERE r.insurance_number = i.insurance_number AND r.status <> 'rejected'
+                AND NOT EXISTS (SELECT 1 FROM custody_transactions t WHERE r.ordered_on IS NOT NULL AND t.account_number = i.custody_account
+                                   AND t.transaction_type IN ('Withdrawal', 'Payout') AND abs(t.amount) = r.amount AND t.trade_date >= r.ordered_on)) AS requested
        FROM insurances i
        JOIN products p ON p.code = i.product_code
        JOIN custody_accounts a ON a.account_number = i.custody_account
@@ -57,6 +62,6 @@ export async function withdrawalFactsOf(sql: Sql, which: { policyholders: readon
     annualFixedCharge: row.fixedCharge ?? '360', annualCapitalPercent: row.capitalPercent ?? '0',
     chargedThrough: row.chargedThrough,
     untaxedOpeningValue: !row.openingTaxed && row.startDate < yearStart ? row.openingValue : null,
-    deposits: row.deposits ?? [], requested: '0',
+    deposits: row.deposits ?? [], requested: row.requested,
   }));
 }

@@ -1,0 +1,213 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { BankIdError, type BankIdClient } from '../bankid/bankid-client.ts';
+import type { CollectResponseBody } from '../bankid/bankid-protocol.ts';
+import { personStatusOf } from '../bankid/hint-codes.ts';
+import { animatedQrData, qrSecondsSince } from '../bankid/qr-code.ts';
+import { checkSignatory } from '../bankid/signatory-check.ts';
+import { decideAccess, type ApiCaller } from '../core/access.policy.ts';
+import { stockholmDate } from '../core/calendar-date.ts';
+import { GatewayError } from '../core/gateway-error.ts';
+import type { SignatoryRole } from '../core/withdrawal-request.rules.ts';
+import type { Database } from '../ledger/database.ts';
+import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
+import {
+  findSignCase, findSignOrder, insertSignOrder, markSignatorySigned, pendingSignOrder, recordOrderOutcome,
+  type SignCaseRecord, type SignOrderRecord,
+} from '../ledger/sign-cases.repository.ts';
+import { addWithdrawalEvent } from '../ledger/withdrawal-requests.repository.ts';
+import { handOverRunDocuments, type RunDeps } from '../pipeline/debit-run.ts';
+import { orderWithdrawalIfReady } from '../pipeline/withdrawal-order.ts';
+import { callerOf, notAvailable } from './api-auth.ts';
+
+/**
+ * Sign cases over the REST API, the same for every interface that starts a signing
+ * (ours, an advisor's, a custodian's): GET /SignCase/{id} lists the signatories by role
+ * and whether each has signed; POST …/Sign starts a BankID sign order for one
+ * signatory, showing the case's text (insurance, amount, account); POST …/Collect asks
+ * BankID where an order stands.
+ *
+ * - Orders are started without requiring a personnummer (BankID's QR flow, which any
+ *   BankID can complete), so a completed order counts only when the signer's
+ *   personnummer in the completion data is the expected signatory's and the signature
+ *   covers exactly the case's text (checkSignatory). Otherwise it is answered `failed`
+ *   with the reason and its completion data is kept, not counted.
+ * - A repeat of Sign while an order of that signatory is pending returns the pending
+ *   order (200, same orderRef) once BankID says it is still pending; an order that has
+ *   ended meanwhile is recorded and a new one started (201).
+ * - The last signature of an approved request orders the withdrawal in the same
+ *   transaction (withdrawal-order.ts).
+ */
+export interface SignCaseRouteOptions {
+  readonly db: Database;
+  readonly clock: () => Date;
+  /** BankID's relying-party adapter; without it Sign and Collect answer SIGNING_UNAVAILABLE. */
+  readonly bankid: BankIdClient | undefined;
+  readonly runDeps: RunDeps;
+}
+
+const problem = { $ref: 'Problem#' } as const;
+const signOrder = {
+  type: 'object', required: ['orderRef', 'role', 'status', 'autoStartToken', 'qrStartToken', 'qrData'],
+  properties: {
+    orderRef: { type: 'string', description: 'Collect with it' }, role: { type: 'string' }, status: { type: 'string', enum: ['pending'] },
+    autoStartToken: { type: 'string', description: 'Starts the BankID app on the same device (bankid:///?autostarttoken=…)' },
+    qrStartToken: { type: 'string' }, qrData: { type: 'string', description: "The QR code's content for this second; Collect gives the next" },
+  },
+} as const;
+const idParam = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } } as const;
+
+export async function registerSignCaseRoutes(app: FastifyInstance, options: SignCaseRouteOptions): Promise<void> {
+  const { db, clock } = options;
+
+  async function visibleCase(request: FastifyRequest): Promise<SignCaseRecord> {
+    const caller: ApiCaller = callerOf(request);
+    const signCase = await findSignCase(db, (request.params as { id: string }).id);
+    if (!signCase) throw notAvailable();
+    const access = decideAccess(caller, { kind: 'customer', ...(await customerAccessFacts(db, signCase.customerId)) }, stockholmDate(clock()));
+    if (!access.allowed || (access.scope === 'custody' && access.custodianId !== signCase.custodianId)) throw notAvailable();
+    return signCase;
+  }
+  function bankid(): BankIdClient {
+    if (!options.bankid) throw new GatewayError('SIGNING_UNAVAILABLE', 'BankID is not configured on this gateway.');
+    return options.bankid;
+  }
+
+  app.get('/SignCase/:id', {
+    schema: { tags: ['signing'], summary: 'The signatories of a sign case with their roles and whether each has signed', params: idParam, response: { 200: { $ref: 'SignCase#' }, 401: problem, 404: problem } },
+  }, async (request) => caseView(await visibleCase(request)));
+
+  app.post('/SignCase/:id/Sign', {
+    schema: {
+      tags: ['signing'], summary: "Start a signatory's BankID signing: orderRef, autoStartToken and the QR code's data", params: idParam,
+      body: {
+        type: 'object', additionalProperties: false, required: ['role'],
+        properties: {
+          role: { type: 'string', enum: ['policyholder', 'insured'] },
+          endUserIp: { type: 'string', minLength: 2, maxLength: 45, description: "The signing person's IP address as the calling interface sees it; default: the caller's" },
+        },
+      },
+      response: { 200: signOrder, 201: signOrder, 400: problem, 401: problem, 404: problem, 409: problem, 503: problem },
+    },
+  }, async (request, reply) => {
+    const signCase = await visibleCase(request);
+    const { role, endUserIp } = request.body as { role: SignatoryRole; endUserIp?: string };
+    const signatory = signCase.signatories.find((s) => s.role === role);
+    if (!signatory) throw new GatewayError('REQUEST_INVALID', `The sign case has no ${role} to sign: its signatories are ${signCase.signatories.map((s) => s.role).join(', ')}.`);
+    if (signCase.requestStatus === 'rejected') throw new GatewayError('SIGN_CASE_CLOSED', 'The withdrawal request was rejected; there is nothing to sign.');
+    if (signatory.signedAt) throw new GatewayError('SIGN_CASE_CLOSED', `The ${role} signed at ${signatory.signedAt}.`);
+    const client = bankid();
+    const pending = await pendingSignOrder(db, signCase.signCaseId, role);
+    if (pending) {
+      const outcome = await collectAndRecord(signCase, pending);
+      if (outcome.status === 'pending') return reply.code(200).send(orderView(pending, clock()));
+      if (outcome.status === 'complete') throw new GatewayError('SIGN_CASE_CLOSED', `The ${role} has just signed.`);
+    }
+    const order = await askBankId(() => client.sign({ endUserIp: endUserIp ?? request.ip, visibleText: signCase.visibleText, visibleTextFormat: 'simpleMarkdownV1' }));
+    const started: SignOrderRecord = { ...order, role, startedAt: clock(), status: 'pending', hintCode: null, reason: null, signedBy: null };
+    if (!(await insertSignOrder(db, { ...started, signCaseId: signCase.signCaseId, endUserIp: endUserIp ?? request.ip }))) {
+      // Another Sign of the same signatory got there first: keep that one, end ours.
+      await client.cancel(order.orderRef).catch(() => undefined);
+      const winner = await pendingSignOrder(db, signCase.signCaseId, role);
+      if (winner) return reply.code(200).send(orderView(winner, clock()));
+    }
+    return reply.code(201).send(orderView(started, clock()));
+  });
+
+  app.post('/SignCase/:id/Collect', {
+    schema: {
+      tags: ['signing'], summary: 'Where a signing stands: pending with a hint, failed with the reason, or complete', params: idParam,
+      body: { type: 'object', additionalProperties: false, required: ['orderRef'], properties: { orderRef: { type: 'string', minLength: 1, maxLength: 100 } } },
+      response: { 400: problem, 401: problem, 404: problem, 422: problem, 503: problem },
+    },
+  }, async (request) => {
+    const signCase = await visibleCase(request);
+    const order = await findSignOrder(db, signCase.signCaseId, (request.body as { orderRef: string }).orderRef);
+    if (!order) throw new GatewayError('SIGN_ORDER_UNKNOWN');
+    const outcome = order.status === 'pending' ? await collectAndRecord(signCase, order) : storedOutcome(order);
+    return outcome.status === 'pending' ? { ...outcome, qrData: qrDataNow(order, clock()) } : outcome;
+  });
+
+  type Outcome =
+    | { orderRef: string; role: SignatoryRole; status: 'pending'; hintCode: string; message: string }
+    | { orderRef: string; role: SignatoryRole; status: 'failed'; hintCode: string | null; reason: string; message: string }
+    | { orderRef: string; role: SignatoryRole; status: 'complete'; signedBy: string; message: string };
+
+  /** Collects a pending order from BankID and records what it says; a counting signature is the signatory's, and may order the withdrawal. */
+  async function collectAndRecord(signCase: SignCaseRecord, order: SignOrderRecord): Promise<Outcome> {
+    const collected: CollectResponseBody = await askBankId(() => bankid().collect(order.orderRef));
+    const now = clock();
+    const base = { orderRef: order.orderRef, role: order.role };
+    const expected = signCase.signatories.find((s) => s.role === order.role)!;
+    if (collected.status === 'pending') {
+      await recordOrderOutcome(db, order.orderRef, { status: 'pending', hintCode: collected.hintCode }, now);
+      return { ...base, status: 'pending', hintCode: collected.hintCode, message: personStatusOf(collected).message };
+    }
+    if (collected.status === 'failed') {
+      const person = personStatusOf(collected);
+      await recordOrderOutcome(db, order.orderRef, { status: 'failed', hintCode: collected.hintCode, reason: person.step }, now);
+      return { ...base, status: 'failed', hintCode: collected.hintCode, reason: person.step, message: person.message };
+    }
+    const check = checkSignatory(collected, { personalNumber: expected.personalNumber, visibleText: signCase.visibleText });
+    if (!check.counts) {
+      const reason = check.reason === 'otherSigner' ? 'signedByAnotherPerson' : check.reason;
+      await recordOrderOutcome(db, order.orderRef, { status: 'not-counted', reason, completionData: collected.completionData }, now);
+      return { ...base, status: 'failed', hintCode: null, reason, message: notCountedMessage(reason, order.role) };
+    }
+    const documents = await db.transaction(async (tx) => {
+      await recordOrderOutcome(tx, order.orderRef, { status: 'complete', completionData: check.completionData }, now);
+      if (!(await markSignatorySigned(tx, signCase.signCaseId, order.role, order.orderRef, now))) return [];
+      await addWithdrawalEvent(tx, signCase.requestId, 'signed', now, `bankid:${check.completionData.user.personalNumber}`, order.role);
+      return orderWithdrawalIfReady(tx, options.runDeps, signCase.requestId, now);
+    });
+    await handOverRunDocuments(options.runDeps, documents);
+    return { ...base, status: 'complete', signedBy: check.completionData.user.personalNumber, message: personStatusOf(collected).message };
+  }
+
+  function storedOutcome(order: SignOrderRecord): Outcome {
+    const base = { orderRef: order.orderRef, role: order.role };
+    switch (order.status) {
+      case 'pending':
+        return { ...base, status: 'pending', hintCode: order.hintCode ?? 'outstandingTransaction', message: personStatusOf({ status: 'pending', hintCode: order.hintCode ?? '' }).message };
+      case 'complete':
+        return { ...base, status: 'complete', signedBy: order.signedBy ?? '', message: personStatusOf({ status: 'complete' }).message };
+      case 'failed':
+        return { ...base, status: 'failed', hintCode: order.hintCode, reason: order.reason ?? 'failed', message: personStatusOf({ status: 'failed', hintCode: order.hintCode ?? '' }).message };
+      case 'not-counted':
+        return { ...base, status: 'failed', hintCode: null, reason: order.reason ?? 'notCounted', message: notCountedMessage(order.reason ?? '', order.role) };
+      default:
+        return order.status satisfies never;
+    }
+  }
+}
+
+/** BankID's answer, or SIGNING_UNAVAILABLE with its error code when it has none to give. */
+async function askBankId<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof BankIdError) throw new GatewayError('SIGNING_UNAVAILABLE', `BankID ${error.errorCode}: ${error.details}`, { cause: error });
+    throw error;
+  }
+}
+
+function notCountedMessage(reason: string, role: SignatoryRole): string {
+  return reason === 'signedByAnotherPerson'
+    ? `Signed by another person than the ${role}: the signature does not count. The ${role} must sign with their own BankID.`
+    : 'The signature does not cover the text of the sign case: it does not count. Start the signing again.';
+}
+
+function orderView(order: Pick<SignOrderRecord, 'orderRef' | 'role' | 'autoStartToken' | 'qrStartToken' | 'qrStartSecret' | 'startedAt'>, now: Date) {
+  return { orderRef: order.orderRef, role: order.role, status: 'pending', autoStartToken: order.autoStartToken, qrStartToken: order.qrStartToken, qrData: qrDataNow(order, now) };
+}
+
+/** The animated QR code's content for this second; collect every second or two and show the latest. */
+function qrDataNow(order: Pick<SignOrderRecord, 'qrStartToken' | 'qrStartSecret' | 'startedAt'>, now: Date): string {
+  return animatedQrData(order.qrStartToken, order.qrStartSecret, qrSecondsSince(new Date(order.startedAt), now));
+}
+
+function caseView(signCase: SignCaseRecord) {
+  return {
+    signCaseId: signCase.signCaseId, requestId: signCase.requestId, complete: signCase.signatories.every((s) => s.signedAt !== null),
+    signatories: signCase.signatories.map((s) => ({ role: s.role, personalNumber: s.personalNumber, signed: s.signedAt !== null, signedAt: s.signedAt })),
+  };
+}
