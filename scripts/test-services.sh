@@ -3,9 +3,10 @@
 # PostgreSQL on 127.0.0.1:5432 (trust authentication) and Redis on 127.0.0.1:6379;
 # redis-server (the crash tests start private ones), OpenSSH's sshd and sftp (the remote
 # SFTP tests start a private sshd), Dovecot (the mail tests start a private IMAP server),
-# openssl and curl (the SSEK tests), pdftotext (the REST tests read receipts back). What is
-# missing comes from Debian by apt-get, as root or with sudo: postgresql redis-server
-# openssh-server openssh-client dovecot-imapd openssl curl poppler-utils.
+# openssl and curl (the SSEK tests), pdftotext (the REST tests read receipts back), chromium
+# (the console's browser tests drive it with playwright-core). What is missing comes from
+# Debian by apt-get, as root or with sudo: postgresql redis-server openssh-server
+# openssh-client dovecot-imapd openssl curl poppler-utils chromium.
 #
 # `npm test` runs this first, and so does .ci/run (through npm test): one command on a
 # fresh machine. Set DG_TEST_SERVICES=skip to leave the machine alone (services you
@@ -29,6 +30,7 @@ need dovecot-imapd /usr/sbin/dovecot doveadm
 need openssl openssl
 need curl curl
 need poppler-utils pdftotext
+need chromium /usr/bin/chromium
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test services: installing ${missing[*]} (apt-get)" >&2

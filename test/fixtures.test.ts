@@ -65,7 +65,7 @@ async function ledgerEffect(sql: Sql, messageId: string): Promise<Record<string,
       WHERE table_schema = current_schema()
         AND table_name IN (SELECT table_name FROM information_schema.columns
                             WHERE table_schema = current_schema() AND (column_name = 'message_id' OR column_name LIKE '%\\_by\\_message'))
-        AND table_name NOT IN ('messages', 'message_events', 'responses', 'deliveries')
+        AND table_name NOT IN ('messages', 'message_events', 'responses', 'deliveries', 'document_keys')
       ORDER BY table_name, ordinal_position`,
   );
   const byTable = new Map<string, string[]>();

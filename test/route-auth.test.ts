@@ -30,6 +30,9 @@ const PUBLIC_ROUTES: readonly { readonly url: RegExp; readonly why: string }[] =
   { url: /^\/ssek$/, why: 'SSEK endpoint (certificates and signatures)' },
   // The catalogue's XSDs the WSDL includes: published schemas, the same as in schemas/.
   { url: /^\/ssek\/xsd\/:file$/, why: 'XSDs the SSEK WSDL includes' },
+  // The staff console's sign-in form (password checked, throttled, CSRF-protected) and its stylesheet.
+  { url: /^\/console\/sign-in$/, why: 'console sign-in' },
+  { url: /^\/console\/console\.css$/, why: 'console stylesheet' },
 ];
 
 /** Plausible values for path parameters; any other parameter gets `1`. */
@@ -46,10 +49,11 @@ const PARAMETER_VALUES: Readonly<Record<string, string>> = {
   '*': 'index.html',
 };
 
-type Family = 'staff' | 'custodian' | 'api';
+type Family = 'staff' | 'custodian' | 'api' | 'console';
 
 /** Which door a route sits behind, by its path (docs/rest.md, docs/channels.md). */
 function familyOf(url: string): Family {
+  if (url === '/console' || url.startsWith('/console/')) return 'console';
   if (url.startsWith('/api/') || url === '/api' || url.startsWith('/admin/') || url === '/admin') return 'staff';
   if (/^\/(Holdings|Transactions)(\/|$)/.test(url)) return 'custodian';
   return 'api';
@@ -176,6 +180,12 @@ function dedupe(routes: readonly ServedRoute[]): ServedRoute[] {
 
 function assertRefused(route: ServedRoute, family: Family, answer: LightMyRequestResponse): void {
   const where = `${route.method} ${route.url} [${family}]: ${answer.statusCode} ${answer.body.slice(0, 120)}`;
+  if (family === 'console') {
+    // Console pages send a browser without a session to sign in.
+    assert.equal(answer.statusCode, 303, where);
+    assert.match(String(answer.headers.location), /^\/console\/sign-in\?next=/, where);
+    return;
+  }
   assert.ok([401, 403].includes(answer.statusCode), where);
   const type = String(answer.headers['content-type'] ?? '');
   const head = route.method === 'HEAD';

@@ -232,7 +232,18 @@ export const configSchema = z.strictObject({
       passwordHash: secretHash.optional(),
       /** The password itself: accepted only while `host` is a loopback address (demo, tests). */
       password: z.string().min(8).optional(),
+      /**
+       * What the user may do: `viewer` reads (the console, GET on the staff API and the
+       * queue dashboard); `operator` also acts (replay, submit, end an insurance, the
+       * dashboard's retries). Default `operator`, what every staff user could do before
+       * roles existed: a configuration written then keeps working (docs/console.md).
+       */
+      role: z.enum(['viewer', 'operator']).default('operator'),
     }).refine(onePassword, onePasswordMessage)).default([]),
+    /** A console session ends after this many minutes without a request. */
+    sessionIdleMinutes: z.number().int().min(1).max(24 * 60).default(30),
+    /** A console session ends this many hours after sign-in, however busy. */
+    sessionMaxHours: z.number().int().min(1).max(24 * 7).default(12),
   }).prefault({}),
   /** Mail the gateway sends (and, with `imap`, reads). Without `smtp` no mail leaves the gateway. */
   mail: z.strictObject({

@@ -120,6 +120,8 @@ export const ERROR_CODES = {
   REQUEST_INVALID: { scope: 'system', httpStatus: 400, retryable: false, message: 'The request is incomplete or malformed.' },
   COUNTERPARTY_AUTHENTICATION_REQUIRED: { scope: 'system', httpStatus: 401, retryable: false, message: "The counterparty's REST credentials are missing or wrong." },
   STAFF_AUTHENTICATION_REQUIRED: { scope: 'system', httpStatus: 401, retryable: false, message: 'Staff credentials are missing or wrong.' },
+  STAFF_ROLE_FORBIDDEN: { scope: 'system', httpStatus: 403, retryable: false, message: "The staff user's role may not do this: a viewer only reads." },
+  STAFF_REQUEST_FORGED: { scope: 'system', httpStatus: 403, retryable: false, message: "The request did not come from the gateway's own pages (CSRF token or origin missing or wrong)." },
   API_AUTHENTICATION_REQUIRED: { scope: 'system', httpStatus: 401, retryable: false, message: 'The access token is missing, expired or not valid.' },
   API_CLIENT_INVALID: { scope: 'system', httpStatus: 401, retryable: false, message: 'The client id or secret is wrong.' },
   APPLICATION_INVALID: { scope: 'system', httpStatus: 422, retryable: false, message: 'The application breaks the product or business rules.' },

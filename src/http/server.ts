@@ -30,6 +30,9 @@ import { registerPowerOfAttorneyRoutes } from './powers-of-attorney.routes.ts';
 import { registerApplicationReviewRoutes } from './application-review.routes.ts';
 import { registerWithdrawalReviewRoutes } from './withdrawal-review.routes.ts';
 import { registerChannelHealthRoutes } from './channel-health.routes.ts';
+import { registerConsole } from './console/console.routes.ts';
+import { StaffSessions } from './console/staff-sessions.ts';
+import { keepQueueDashboardLocal } from './console/queue-dashboard.ts';
 
 /**
  * The HTTP server on PORT (default 8080): health for orchestrators, and behind staff
@@ -107,8 +110,11 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
 
   await registerRestApi(app, { config, db: deps.db, log: options.log, clock: deps.clock, scheduler: deps.scheduler });
 
+  const sessions = new StaffSessions(deps.db, config.staff);
+  await registerConsole(app, { ...options, sessions, throttle });
+
   await app.register(async (staff) => {
-    await requireStaff(staff, config.staff.users, throttle);
+    await requireStaff(staff, config.staff.users, throttle, sessions);
     await registerMessageRoutes(staff, options);
     await registerLedgerRoutes(staff, options);
     await registerInsuranceEndRoutes(staff, options);
@@ -129,6 +135,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
       staff.addHook('onClose', () => calendar.close());
       createBullBoard({ queues: [...STAGES.map((stage) => new BullMQAdapter(queues.queues[stage])), new BullMQAdapter(calendar, { readOnlyMode: true })], serverAdapter: board });
       board.setBasePath('/admin/queues');
+      keepQueueDashboardLocal(staff);
       await staff.register(board.registerPlugin(), { prefix: '/admin/queues' });
     }
   });

@@ -24,6 +24,7 @@ import * as annualReportDeadlines from './migrations/0022-annual-report-deadline
 import * as withdrawalAccounts from './migrations/0025-withdrawal-accounts.ts';
 import * as insuranceCoverages from './migrations/0023-insurance-coverages.ts';
 import * as payoutStart from './migrations/0024-payout-start.ts';
+import * as staffConsole from './migrations/0026-staff-console.ts';
 import * as withdrawalRequests from './migrations/0027-withdrawal-requests.ts';
 
 export interface Migration {
@@ -59,6 +60,7 @@ export const MIGRATIONS: readonly Migration[] = [
   insuranceCoverages,
   withdrawalAccounts,
   payoutStart,
+  staffConsole,
   withdrawalRequests,
 ];
 

@@ -2,6 +2,7 @@ import { stockholmDate } from '../core/calendar-date.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import { sharedBy } from '../ledger/coalesce.ts';
 import type { Sql } from '../ledger/database.ts';
+import { recordDocumentKeys } from '../ledger/document-keys.repository.ts';
 import { finishAppliedMany, type ApplicableMessage, type AppliedMessage } from '../ledger/messages.repository.ts';
 import { buildResponse, documentStatus, responseFileName } from '../messages/response-builder.ts';
 import type { ApplyProgress, DocumentSource } from '../messages/message-type.ts';
@@ -61,6 +62,8 @@ export async function applyCandidates(deps: PipelineDeps, tx: Sql, candidates: r
     throw new StatusChanged(`${finished.applied.length - moved} of ${finished.applied.length} documents changed status while being applied`);
   }
   const byId = new Map(candidates.map((candidate) => [candidate.id, candidate]));
+  // The console's search index: what each applied document is about, in the same transaction.
+  await recordDocumentKeys(tx, finished.applied.map(({ id }) => ({ messageId: id, document: byId.get(id)?.document })));
   const responses = new Map(finished.applied.map(({ id, response }) => {
     const { counterpartyId, channel, metadata } = byId.get(id) as Candidate;
     return [id, { ...response, counterpartyId, channel, requestMetadata: metadata }] as const;

@@ -1,0 +1,168 @@
+/**
+ * The staff console on real PostgreSQL and Redis, through the HTTP server: sign-in with
+ * sessions (cookie attributes, wrong password, expiry, sign-out), CSRF on every
+ * change, the two roles, the staff API and queue dashboard taking the session, search
+ * by what is inside documents (document_keys), filters that cannot be right, and a
+ * replay with its reason in the append-only audit log.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { InjectOptions } from 'fastify';
+import { startTestGateway, waitFor, type TestGateway } from './support/harness.ts';
+import { salaryAdjustment, PERSONS } from './support/documents.ts';
+import { postSignIn, signInToConsole, cookieOf, type ConsoleSession } from './support/console-session.ts';
+import { markDead } from '../src/ledger/messages.repository.ts';
+
+const form = 'application/x-www-form-urlencoded';
+
+describe('staff console', () => {
+  let gateway: TestGateway;
+  let operator: ConsoleSession;
+  let viewer: ConsoleSession;
+  const inject = (options: InjectOptions) => gateway.http!.inject(options);
+  const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  const sql = async <Row>(text: string, params: unknown[] = []) => (await gateway.deps.db.query<Row>(text, params)).rows;
+
+  /** Submits a salary change for a person through the staff API and waits for it to be applied. */
+  async function applied(messageId: string, pin: string, salary: string): Promise<string> {
+    const posted = await inject({
+      method: 'POST', url: `/api/messages?from=demo-employer&name=${messageId}.xml`, headers: { authorization: basic('olga', 'operator-password'), 'content-type': 'application/xml' },
+      payload: salaryAdjustment({ messageId }, [{ pin, date: '2026-12-01', salary }]),
+    });
+    const id = (posted.json() as { messageId: string }).messageId;
+    await waitFor(async () => (await sql<{ status: string }>('SELECT status FROM messages WHERE id = $1', [id]))[0]?.status === 'applied', `${messageId} applied`);
+    return id;
+  }
+
+  before(async () => {
+    gateway = await startTestGateway({
+      roles: ['api', 'worker'],
+      settings: {
+        staff: { users: [{ username: 'olga', password: 'operator-password' }, { username: 'vera', password: 'viewer-password', role: 'viewer' }] },
+        workers: { reconcileEveryMs: 60_000, reconcileAfterMs: 60_000 },
+      },
+    });
+    operator = await signInToConsole(gateway.http!, 'olga', 'operator-password');
+    viewer = await signInToConsole(gateway.http!, 'vera', 'viewer-password');
+  });
+  after(() => gateway.destroy());
+
+  test('signing in sets an HttpOnly, SameSite=Strict session cookie and goes back to the page asked for; a wrong password does not', async () => {
+    const wrong = await postSignIn(gateway.http!, 'olga', 'not-the-password');
+    assert.equal(wrong.statusCode, 401);
+    assert.match(wrong.body, /Unknown user or wrong password/);
+    assert.ok(![wrong.headers['set-cookie'] ?? []].flat().some((cookie) => cookie.startsWith('dg_staff_session=')), 'no session for a wrong password');
+    const right = await postSignIn(gateway.http!, 'olga', 'operator-password', '/console/messages?status=dead');
+    assert.equal(right.statusCode, 303);
+    assert.equal(right.headers.location, '/console/messages?status=dead');
+    const session = [right.headers['set-cookie']].flat().find((cookie) => cookie?.startsWith('dg_staff_session='))!;
+    assert.match(session, /; HttpOnly/);
+    assert.match(session, /; SameSite=Strict/);
+    assert.doesNotMatch(session, /Secure/, 'plain HTTP here: Secure only behind TLS');
+    const elsewhere = await postSignIn(gateway.http!, 'olga', 'operator-password', '//evil.example/');
+    assert.equal(elsewhere.headers.location, '/console', 'never sent to another site');
+    const stored = await sql<{ token_sha256: string }>('SELECT token_sha256 FROM staff_sessions');
+    assert.ok(!stored.some((row) => session.includes(row.token_sha256)), 'only a digest of the token is stored');
+  });
+
+  test('a sign-in form without its CSRF token is refused', async () => {
+    const answer = await inject({ method: 'POST', url: '/console/sign-in', headers: { 'content-type': form }, payload: 'username=olga&password=operator-password' });
+    assert.equal(answer.statusCode, 403);
+    assert.equal(answer.headers['set-cookie']?.toString().includes('dg_staff_session='), false);
+  });
+
+  test('the staff API and the queue dashboard take the session as well as HTTP Basic', async () => {
+    for (const url of ['/api/messages', '/admin/queues', '/admin/queues/api/queues']) {
+      assert.equal((await inject({ url, headers: { cookie: operator.cookie } })).statusCode, 200, url);
+      assert.equal((await inject({ url, headers: { cookie: viewer.cookie } })).statusCode, 200, url);
+      assert.equal((await inject({ url, headers: { authorization: basic('olga', 'operator-password') } })).statusCode, 200, url);
+      assert.equal((await inject({ url, headers: { cookie: 'dg_staff_session=made-up' } })).statusCode, 401, url);
+    }
+  });
+
+  test('a change through the API with a session needs the CSRF token or the own origin; a viewer may change nothing', async () => {
+    const id = await applied('CONSOLE-API-1', PERSONS.anna, '510000.00');
+    const url = `/api/messages/${id}/replay`;
+    const forged = await inject({ method: 'POST', url, headers: { cookie: operator.cookie } });
+    assert.equal(forged.statusCode, 403);
+    assert.equal(forged.json().code, 'STAFF_REQUEST_FORGED');
+    const otherSite = await inject({ method: 'POST', url, headers: { cookie: operator.cookie, origin: 'https://evil.example' } });
+    assert.equal(otherSite.json().code, 'STAFF_REQUEST_FORGED');
+    // Past authentication: refused only because the message is not dead.
+    assert.equal((await inject({ method: 'POST', url, headers: { cookie: operator.cookie, 'x-csrf-token': operator.csrf } })).json().code, 'MESSAGE_NOT_REPLAYABLE');
+    assert.equal((await inject({ method: 'POST', url, headers: { cookie: operator.cookie, origin: 'http://localhost:80' } })).json().code, 'MESSAGE_NOT_REPLAYABLE');
+    for (const headers of [{ cookie: viewer.cookie, 'x-csrf-token': viewer.csrf }, { authorization: basic('vera', 'viewer-password') }]) {
+      const refused = await inject({ method: 'POST', url, headers });
+      assert.equal(refused.statusCode, 403);
+      assert.equal(refused.json().code, 'STAFF_ROLE_FORBIDDEN');
+    }
+  });
+
+  test('search by what is inside documents finds exactly the documents that name it', async () => {
+    const annas = [await applied('CONSOLE-KEY-1', PERSONS.anna, '520000.00'), await applied('CONSOLE-KEY-2', PERSONS.anna, '530000.00')];
+    const bertils = await applied('CONSOLE-KEY-3', PERSONS.bertil, '540000.00');
+    const listed = async (query: string) => [...(await inject({ url: `/console/messages?${query}`, headers: { cookie: viewer.cookie } })).body.matchAll(/data-message-id="([^"]+)"/g)].map((match) => match[1]);
+    const byPin = await listed(`pnr=${PERSONS.anna.slice(0, 8)}-${PERSONS.anna.slice(8)}`);
+    const annaAll = (await sql<{ message_id: string }>(`SELECT DISTINCT message_id FROM document_keys WHERE kind = 'personnummer' AND value = $1`, [PERSONS.anna])).map((row) => row.message_id);
+    assert.deepEqual(new Set(byPin), new Set(annaAll));
+    for (const id of annas) assert.ok(byPin.includes(id));
+    assert.ok(!byPin.includes(bertils));
+    assert.deepEqual(await listed(`pnr=${PERSONS.bertil}`), [bertils]);
+    assert.ok((await listed('agreement=AGR-1001')).length >= 3);
+    assert.deepEqual(await listed('messageId=CONSOLE-KEY-2'), [annas[1]]);
+    assert.deepEqual(await listed('file=CONSOLE-KEY-1.xml'), [annas[0]]);
+    const detail = await inject({ url: `/console/messages/${annas[0]}`, headers: { cookie: viewer.cookie } });
+    assert.match(detail.body, new RegExp(`<td>personnummer</td><td>${PERSONS.anna}</td>`), 'the detail view shows the number');
+    const viewed = await sql<{ username: string }>(`SELECT username FROM staff_audit WHERE action = 'view-detail' AND subject = $1`, [annas[0]]);
+    assert.deepEqual(viewed.map((row) => row.username), ['vera'], 'and its view is logged');
+  });
+
+  test('filters that cannot be right are a message on the page, not a failure', async () => {
+    const answer = await inject({ url: '/console/messages?from=2026-13-01&status=lost&counterparty=nobody', headers: { cookie: viewer.cookie } });
+    assert.equal(answer.statusCode, 200);
+    assert.match(answer.body, /Received from &quot;2026-13-01&quot; is not a date/);
+    assert.match(answer.body, /Status &quot;lost&quot; is not known/);
+    assert.match(answer.body, /Counterparty &quot;nobody&quot; is not known/);
+    const escaped = await inject({ url: `/console/messages?file=${encodeURIComponent('<script>x</script>')}`, headers: { cookie: viewer.cookie } });
+    assert.ok(!escaped.body.includes('<script>x</script>'), 'what was typed is escaped');
+  });
+
+  test('replay from the console: operator only, with a reason, CSRF-checked, in the append-only audit log', async () => {
+    const id = await applied('CONSOLE-DEAD-1', PERSONS.cecilia, '550000.00');
+    await markDead(gateway.deps.db, id, 'deliver', 'DELIVERY_FAILED', 'the outbox could not be written');
+    const replay = (session: ConsoleSession, fields: Record<string, string>) =>
+      inject({ method: 'POST', url: `/console/messages/${id}/replay`, headers: { cookie: session.cookie, 'content-type': form }, payload: new URLSearchParams(fields).toString() });
+    assert.equal((await replay(operator, { reason: 'outbox fixed' })).statusCode, 403, 'no CSRF token');
+    assert.equal((await replay(operator, { _csrf: viewer.csrf, reason: 'outbox fixed' })).statusCode, 403, "another session's token");
+    assert.equal((await replay(viewer, { _csrf: viewer.csrf, reason: 'outbox fixed' })).statusCode, 403, 'a viewer');
+    assert.doesNotMatch((await inject({ url: `/console/messages/${id}`, headers: { cookie: viewer.cookie } })).body, /id="replay"/, 'a viewer is not offered the form');
+    assert.equal((await replay(operator, { _csrf: operator.csrf, reason: '  ' })).statusCode, 400, 'no reason');
+    const done = await replay(operator, { _csrf: operator.csrf, reason: 'outbox fixed (INC-42)' });
+    assert.equal(done.statusCode, 303);
+    await waitFor(async () => (await sql<{ status: string }>('SELECT status FROM messages WHERE id = $1', [id]))[0]?.status === 'applied', 'replayed and delivered');
+    const again = await replay(operator, { _csrf: operator.csrf, reason: 'once more' });
+    assert.equal(again.statusCode, 409);
+    assert.match(again.body, /Only dead messages can be replayed/);
+    const audit = await sql<{ username: string; action: string; reason: string; outcome: string }>(`SELECT username, action, reason, outcome FROM staff_audit WHERE action = 'replay' AND subject = $1 ORDER BY id`, [id]);
+    assert.deepEqual(audit.map((entry) => [entry.username, entry.reason, entry.outcome.split(':')[0]]), [['olga', 'outbox fixed (INC-42)', 'done'], ['olga', 'once more', 'refused']]);
+    const page = await inject({ url: `/console/audit?subject=${id}`, headers: { cookie: viewer.cookie } });
+    assert.match(page.body, /outbox fixed \(INC-42\)/);
+    await assert.rejects(gateway.deps.db.query(`UPDATE staff_audit SET reason = 'edited'`), /append-only/);
+    await assert.rejects(gateway.deps.db.query('DELETE FROM staff_audit'), /append-only/);
+  });
+
+  test('an idle session ends: back to sign-in, then to the page asked for; sign-out ends it at once', async () => {
+    const session = await signInToConsole(gateway.http!, 'vera', 'viewer-password');
+    await gateway.deps.db.query(`UPDATE staff_sessions SET last_seen_at = now() - interval '31 minutes' WHERE username = 'vera'`);
+    const expired = await inject({ url: '/console/messages?status=dead', headers: { cookie: session.cookie } });
+    assert.equal(expired.statusCode, 303);
+    assert.equal(expired.headers.location, `/console/sign-in?next=${encodeURIComponent('/console/messages?status=dead')}`);
+    assert.equal((await inject({ url: '/api/messages', headers: { cookie: session.cookie } })).statusCode, 401);
+
+    const fresh = await signInToConsole(gateway.http!, 'olga', 'operator-password');
+    const out = await inject({ method: 'POST', url: '/console/sign-out', headers: { cookie: fresh.cookie, 'content-type': form }, payload: `_csrf=${fresh.csrf}` });
+    assert.equal(out.statusCode, 303);
+    assert.match(cookieOf(out.headers['set-cookie'], 'dg_staff_session'), /^dg_staff_session=$/);
+    assert.equal((await inject({ url: '/console', headers: { cookie: fresh.cookie } })).statusCode, 303);
+  });
+});
