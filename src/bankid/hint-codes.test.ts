@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { FAILED_HINT_CODES, PENDING_HINT_CODES, RP_ERROR_STATUS, type RpErrorCode } from './bankid-protocol.ts';
 import { personStatusOf, personStatusOfError, type SigningStep } from './hint-codes.ts';

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { withConfiguredRates } from './charges/yield-tax-rates.ts';
 import { accountDebit, birthDateOf, dailyValues, debitRun, debitRunKey, parseDebitRunKey, type AccountFacts } from './debit-run.ts';

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { checkCategoryOn, employmentForChange, type AgreementCategory, type DatedEmployment } from './employment-change.rules.ts';
 

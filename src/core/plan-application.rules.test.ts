@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { checkPlanApplication, employeePremium, planPremiums, planReviewReasons, type PlanApplicationFacts, type PlanApplicationInput } from './plan-application.rules.ts';
 

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { requestProblems, signatoriesOf, statusBeforeOrder, swedishAmount, withdrawalOrderDays } from './withdrawal-request.rules.ts';
 import type { WithdrawalBounds } from './withdrawal-information.rules.ts';

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, expect } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 import type { GatewayError } from '../core/gateway-error.ts';
 import { processSchemaValidator, startValidationThread } from './validation-thread.ts';
 
-// Everything below runs on validation threads (where === 'thread').
+// Everything below runs on validation threads (where === 'thread'). Verdicts arrive from the
+// thread as objects of jest's outer realm, which node:assert's deepStrictEqual refuses to
+// equate with the test's literals; expect().toStrictEqual compares them as strictly.
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SCHEMAS = join(ROOT, 'schemas');
 const fixture = (type: string, kind: string, name: string) => readFileSync(join(ROOT, 'fixtures', type, kind, name), 'utf8');
@@ -22,8 +24,8 @@ test('validation runs on a thread of its own, and gives each document its verdic
   const invalid = fixture('SalaryAdjustment', 'invalid', invalidName);
   const verdicts = await validator.validateDocuments([valid, invalid, valid, '<SalaryAdjustment xmlns="urn:se:depot-gateway:v1"><Header>'], 'SalaryAdjustment');
   assert.equal(verdicts.length, 4);
-  assert.deepEqual(verdicts[0], { errors: [] });
-  assert.deepEqual(verdicts[2], { errors: [] });
+  expect(verdicts[0]).toStrictEqual({ errors: [] });
+  expect(verdicts[2]).toStrictEqual({ errors: [] });
   const errors = verdicts[1] && 'errors' in verdicts[1] ? verdicts[1].errors : [];
   assert.ok(errors.length > 0 && errors.every((error) => typeof error.line === 'number' && error.text.length > 0), JSON.stringify(verdicts[1]));
   assert.ok(verdicts[3] && 'unreadable' in verdicts[3], 'a document libxml2 cannot read is named as such');
@@ -46,10 +48,10 @@ test('requests sent at once are validated one after another, and each gets its o
     validator.validateDocuments([badFee, fee, fee], 'ChangeFee'),
   ]);
   const valid = { errors: [] };
-  assert.deepEqual(first, [valid, valid]);
-  assert.deepEqual(third, [valid]);
-  assert.deepEqual(second?.[0], valid);
-  assert.deepEqual(fourth?.slice(1), [valid, valid]);
+  expect(first).toStrictEqual([valid, valid]);
+  expect(third).toStrictEqual([valid]);
+  expect(second?.[0]).toStrictEqual(valid);
+  expect(fourth?.slice(1)).toStrictEqual([valid, valid]);
   for (const verdict of [second?.[1], fourth?.[0]]) assert.ok(verdict && 'errors' in verdict && verdict.errors.length > 0, JSON.stringify(verdict));
 });
 
@@ -67,7 +69,7 @@ test("a streamed report's record batch is validated on the thread, each error gi
   const broken = account.replace(/<Cash>[^<]*</, '<Cash>lots<');
   assert.notEqual(broken, account);
   const verdict = await validator.validate('Holdings', preamble, [{ text: account, line }, { text: broken, line: line + 100 }], 'Account');
-  assert.deepEqual(verdict.preambleErrors, []);
+  expect(verdict.preambleErrors).toStrictEqual([]);
   assert.equal(verdict.recordErrors.has(0), false);
   const recordErrors = verdict.recordErrors.get(1) ?? [];
   assert.equal(recordErrors[0]?.element, 'Cash');
@@ -86,9 +88,10 @@ test('a document over the time budget ends the thread and is answered overBudget
 
   const started = Date.now();
   const verdicts = await validator.validateDocuments([valid, slow, valid], 'SalaryAdjustment');
-  assert.deepEqual(verdicts, [{ errors: [] }, { overBudgetMs: 150 }, { errors: [] }]);
+  expect(verdicts).toStrictEqual([{ errors: [] }, { overBudgetMs: 150 }, { errors: [] }]);
   assert.ok(Date.now() - started < 5_000, `answered in ${Date.now() - started} ms`);
-  assert.deepEqual(await validator.validateDocuments([valid], 'SalaryAdjustment'), [{ errors: [] }], 'the thread started in its place validates');
+  // The thread started in its place validates.
+  expect(await validator.validateDocuments([valid], 'SalaryAdjustment')).toStrictEqual([{ errors: [] }]);
 
   const rootStart = slow.indexOf('<SalaryAdjustment');
   const rootStartTag = slow.slice(rootStart, slow.indexOf('>', rootStart) + 1);
@@ -97,5 +100,5 @@ test('a document over the time budget ends the thread and is answered overBudget
     validator.validate('SalaryAdjustment', { rootStartTag, rootQName: 'SalaryAdjustment', text: '', line: 1 }, [{ text: body, line: 2 }], 'Item'),
     (error: GatewayError) => error.code === 'SCHEMA_VALIDATION_TIMEOUT' && !error.retryable,
   );
-  assert.deepEqual(await validator.validateDocuments([valid], 'SalaryAdjustment'), [{ errors: [] }]);
+  expect(await validator.validateDocuments([valid], 'SalaryAdjustment')).toStrictEqual([{ errors: [] }]);
 });

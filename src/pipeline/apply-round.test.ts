@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import type { InMemoryApplyState } from '../ledger/in-memory-apply.repository.ts';
 import { planRound, type Whereabouts } from './apply-round.ts';

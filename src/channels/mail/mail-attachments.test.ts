@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { buildSenderDirectory, isXmlAttachment, planMail, type ReadMail } from './mail-attachments.ts';
 import { replySubject } from './mail.outbox.ts';

@@ -4,7 +4,7 @@
  * another namespace by its local name — whether the record is read by patterns (plain)
  * or by saxes.
  */
-import { test } from 'node:test';
+import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { RecordReader } from './record-reader.ts';
 import { readHoldingsAccount } from './holdings.message.ts';
