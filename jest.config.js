@@ -23,6 +23,7 @@ export const JEST_TEST_FILES = [
   'src/core/charges/charges.test.ts',
   'src/core/cost-and-charges.rules.test.ts',
   'src/core/coverages-in-quarter.test.ts',
+  'src/core/death-benefit.test.ts',
   'src/core/debit-run.test.ts',
   'src/core/document-keys.test.ts',
   'src/core/employment-change.rules.test.ts',

@@ -356,7 +356,11 @@ test('insurances that end: paid out in June is charged to its last payout day an
     assert.equal((await ends()).length, 1, 'nothing recorded by a refused end');
     const ended = await end('INS-100006', { cause: 'death', date: '2024-10-15' });
     assert.equal(ended.statusCode, 201);
-    assert.deepEqual({ ...(ended.json() as object), recordedAt: undefined }, { insuranceNumber: 'INS-100006', endDate: '2024-10-15', cause: 'death', endedBy: 'staff:staff', recordedAt: undefined });
+    // A K insurance with repayment protection, not in payout: the death records its death benefit on the
+    // latest value reported (350 000.00 of 31 December 2024), the insurer's 1 % 3 500.00 (test/death-benefit.test.ts).
+    const { deathBenefit, ...recorded } = ended.json() as { deathBenefit?: Record<string, unknown> };
+    assert.deepEqual({ ...recorded, recordedAt: undefined }, { insuranceNumber: 'INS-100006', endDate: '2024-10-15', cause: 'death', endedBy: 'staff:staff', recordedAt: undefined });
+    assert.deepEqual([deathBenefit?.custodyValue, deathBenefit?.valueAsOf, deathBenefit?.insurerAmount], ['350000.00', '2024-12-31', '3500.00']);
     const again = await end('INS-100006', { cause: 'surrendered', date: '2024-11-01' });
     assert.equal(again.statusCode, 409);
     assert.equal(again.json().code, 'INSURANCE_ALREADY_ENDED');

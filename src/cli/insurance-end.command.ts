@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { stockholmDate } from '../core/calendar-date.ts';
 import { isGatewayError } from '../core/gateway-error.ts';
 import { endedOrThrow, readInsuranceEnd } from '../http/insurance-end.routes.ts';
-import { endInsurance, INSURANCE_END_CAUSES, type InsuranceEnd } from '../ledger/insurance-end.repository.ts';
+import { INSURANCE_END_CAUSES, recordStaffEnd, type StaffEnd } from '../ledger/insurance-end.repository.ts';
 import { postJson, printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { EXIT, reportError, table } from './output.ts';
 
@@ -13,7 +13,9 @@ import { EXIT, reportError, table } from './output.ts';
  * does. Through the running gateway's staff API when one answers (recorded under the
  * staff user), otherwise in-process with the same checks (recorded under
  * `cli:<account>`). An insurance that is unknown or already ended is a refusal (exit
- * 1), not a failure.
+ * 1), not a failure. A death that pays the death benefit of repayment protection prints
+ * it below the end: the custody value the next payout run sells and pays out, and the
+ * 1 % the insurer pays from its own funds.
  */
 export function registerInsuranceEndCommand(program: Command): void {
   program
@@ -37,16 +39,17 @@ const REFUSED: ReadonlySet<string> = new Set(['RESOURCE_NOT_FOUND', 'INSURANCE_A
 
 async function runInsuranceEnd(options: GlobalOptions, insuranceNumber: string, end: EndOptions): Promise<void> {
   const body = { cause: end.cause, date: end.date };
-  let ended: InsuranceEnd;
+  let ended: StaffEnd;
   try {
     ended = await throughGatewayOrStore(
       options,
       async (gateway, by) => {
         const now = gateway.deps.clock();
         const { cause, date } = readInsuranceEnd(body, stockholmDate(now));
-        return endedOrThrow(insuranceNumber, await endInsurance(gateway.deps.db, { insuranceNumber, endDate: date, cause, endedBy: by }, now));
+        const outcome = await gateway.deps.db.transaction((tx) => recordStaffEnd(tx, { insuranceNumber, endDate: date, cause, endedBy: by }, now));
+        return endedOrThrow(insuranceNumber, outcome);
       },
-      (client) => postJson<InsuranceEnd>(client, `/api/insurances/${encodeURIComponent(insuranceNumber)}/end`, body),
+      (client) => postJson<StaffEnd>(client, `/api/insurances/${encodeURIComponent(insuranceNumber)}/end`, body),
     );
   } catch (error) {
     if (!isGatewayError(error) || !REFUSED.has(error.code)) throw error;
@@ -61,4 +64,14 @@ async function runInsuranceEnd(options: GlobalOptions, insuranceNumber: string, 
   // Through the API the time arrives as a string, in-process as a Date: print both alike.
   const recordedAt = new Date(ended.recordedAt).toISOString();
   process.stdout.write(table([['INSURANCE', 'LAST DAY', 'CAUSE', 'RECORDED BY', 'RECORDED AT'], [ended.insuranceNumber, ended.endDate, ended.cause, ended.endedBy, recordedAt]]));
+  if (ended.cause === 'death') process.stdout.write(`\n${deathBenefitText(ended)}\n`);
+}
+
+/** What a recorded death pays beyond its end, for staff. */
+function deathBenefitText({ deathBenefit }: StaffEnd): string {
+  if (!deathBenefit) return 'No death benefit (only a capital insurance with repayment protection and no payout registered pays one): nothing more is ordered.';
+  const { custodyValue, valueAsOf, insurerAmount } = deathBenefit;
+  const sale = 'The next payout run sells the whole account and pays it out in one final payout.';
+  if (custodyValue === null) return `Death benefit recorded, no custody value reported yet: ${sale} The insurer pays 1 % of the value that run pays out.`;
+  return `Death benefit: custody value ${custodyValue} SEK (as of ${valueAsOf}); the insurer pays 1 %, ${insurerAmount} SEK, from its own funds. ${sale}`;
 }

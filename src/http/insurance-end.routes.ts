@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { addDays, isIsoDate, stockholmDate } from '../core/calendar-date.ts';
 import { GatewayError } from '../core/gateway-error.ts';
-import { endInsurance, INSURANCE_END_CAUSES, type EndOutcome, type InsuranceEnd, type InsuranceEndCause } from '../ledger/insurance-end.repository.ts';
+import { INSURANCE_END_CAUSES, recordStaffEnd, type EndOutcome, type InsuranceEnd, type InsuranceEndCause } from '../ledger/insurance-end.repository.ts';
 import type { HttpServerOptions } from './server.ts';
 import { staffUserOf } from './staff-user.ts';
 
@@ -14,7 +14,10 @@ import { staffUserOf } from './staff-user.ts';
  * date is the last day in force. The end is audited under the staff user (ended_by,
  * end_recorded_at); from it on the debit runs charge only to that day and the payout
  * run makes no more orders. An end is recorded once: a second is refused with
- * INSURANCE_ALREADY_ENDED.
+ * INSURANCE_ALREADY_ENDED. A death of the insured of a capital insurance with
+ * repayment protection and no payout registered records its death benefit in the same
+ * transaction (the answer's `deathBenefit`: the custody value the next payout run sells
+ * and pays out in full, and the insurer's 1 %); any other end orders nothing more.
  */
 export async function registerInsuranceEndRoutes(app: FastifyInstance, options: HttpServerOptions): Promise<void> {
   const { deps } = options;
@@ -22,13 +25,13 @@ export async function registerInsuranceEndRoutes(app: FastifyInstance, options: 
     const now = deps.clock();
     const { cause, date } = readInsuranceEnd(request.body, stockholmDate(now));
     const insuranceNumber = request.params.number;
-    const outcome = await endInsurance(deps.db, { insuranceNumber, endDate: date, cause, endedBy: staffUserOf(request) }, now);
+    const outcome = await deps.db.transaction((tx) => recordStaffEnd(tx, { insuranceNumber, endDate: date, cause, endedBy: staffUserOf(request) }, now));
     return reply.code(201).send(endedOrThrow(insuranceNumber, outcome));
   });
 }
 
 /** The end recorded, or the refusal as the error the staff API and the CLI answer with. */
-export function endedOrThrow(insuranceNumber: string, outcome: EndOutcome): InsuranceEnd {
+export function endedOrThrow<Ended extends InsuranceEnd>(insuranceNumber: string, outcome: EndOutcome<Ended>): Ended {
   if ('unknown' in outcome) throw new GatewayError('RESOURCE_NOT_FOUND', `No insurance ${insuranceNumber}.`);
   if ('beforeStart' in outcome) throw new GatewayError('REQUEST_INVALID', `date: on or after the insurance's start, ${outcome.beforeStart}`);
   if ('alreadyEnded' in outcome) {

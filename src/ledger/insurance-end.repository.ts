@@ -1,5 +1,6 @@
-import type { IsoDate } from '../core/calendar-date.ts';
+import { stockholmDate, type IsoDate } from '../core/calendar-date.ts';
 import type { Sql } from './database.ts';
+import { recordDeathBenefitIfDue, type DeathBenefit } from './death-benefits.repository.ts';
 
 /**
  * The end of an insurance (migration 0019): when and why it stopped being in force,
@@ -8,7 +9,9 @@ import type { Sql } from './database.ts';
  * charges to the end date and nothing after it.
  *
  * Invariant: an end is recorded once, on or after the insurance's start; a second end
- * is refused, never written over the first.
+ * is refused, never written over the first. A death staff record pays the death benefit
+ * of repayment protection when one is due: it is recorded in the end's transaction
+ * (recordStaffEnd), so there is never one without the other.
  */
 
 export const INSURANCE_END_CAUSES = ['paid-out', 'transferred-out', 'surrendered', 'death'] as const;
@@ -24,8 +27,8 @@ export interface InsuranceEnd {
   readonly recordedAt: Date;
 }
 
-export type EndOutcome =
-  | { readonly ended: InsuranceEnd }
+export type EndOutcome<Ended extends InsuranceEnd = InsuranceEnd> =
+  | { readonly ended: Ended }
   | { readonly unknown: true }
   | { readonly alreadyEnded: InsuranceEnd }
   | { readonly beforeStart: IsoDate };
@@ -70,4 +73,19 @@ export async function endInsurance(
 export async function findInsuranceEnd(sql: Sql, insuranceNumber: string): Promise<InsuranceEnd | undefined> {
   const { rows } = await sql.query<EndRow>(`SELECT ${COLUMNS} FROM insurances WHERE insurance_number = $1`, [insuranceNumber]);
   return rows[0] ? endOf(rows[0]) : undefined;
+}
+
+/** An end staff recorded: with the death benefit it pays, when it is a death that pays one. */
+export interface StaffEnd extends InsuranceEnd {
+  readonly deathBenefit?: DeathBenefit;
+}
+
+/** Records an end staff report, and for a `death` the death benefit when one is due; run it in one transaction. */
+export async function recordStaffEnd(
+  tx: Sql, input: { insuranceNumber: string; endDate: IsoDate; cause: InsuranceEndCause; endedBy: string }, now: Date,
+): Promise<EndOutcome<StaffEnd>> {
+  const outcome = await endInsurance(tx, input, now);
+  if (!('ended' in outcome) || input.cause !== 'death') return outcome;
+  const death = await recordDeathBenefitIfDue(tx, { insuranceNumber: input.insuranceNumber, deathDate: input.endDate, recordedBy: input.endedBy, today: stockholmDate(now) }, now);
+  return 'benefit' in death ? { ended: { ...outcome.ended, deathBenefit: death.benefit } } : outcome;
 }

@@ -26,6 +26,7 @@ import * as insuranceCoverages from './migrations/0023-insurance-coverages.ts';
 import * as payoutStart from './migrations/0024-payout-start.ts';
 import * as staffConsole from './migrations/0026-staff-console.ts';
 import * as withdrawalRequests from './migrations/0027-withdrawal-requests.ts';
+import * as deathBenefits from './migrations/0029-death-benefits.ts';
 
 export interface Migration {
   readonly version: number;
@@ -62,6 +63,7 @@ export const MIGRATIONS: readonly Migration[] = [
   payoutStart,
   staffConsole,
   withdrawalRequests,
+  deathBenefits,
 ];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */

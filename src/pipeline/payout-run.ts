@@ -4,9 +4,11 @@ import { GatewayError } from '../core/gateway-error.ts';
 import { addMonths, nextInstallment, requireYearMonth, type Installment, type PayoutTerms, type YearMonth } from '../core/payout-plan.ts';
 import type { Sql } from '../ledger/database.ts';
 import { custodiansDone, lockRun, undeliveredRunDocuments, type StoredLine } from '../ledger/debit-runs.repository.ts';
+import { dueDeathBenefits, markDeathBenefitsOrdered } from '../ledger/death-benefits.repository.ts';
 import { endInsurance } from '../ledger/insurance-end.repository.ts';
 import { DEBIT_ACCOUNTS, type DebitAccountsAccount } from '../messages/debit-accounts.document.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
+import { deathBenefitOrderDays, deathBenefitOrders } from './death-benefit-orders.ts';
 import { handOverRunDocuments, storeCustodianRun, type CustodianRunSummary, type RunDeps, type RunSummary } from './debit-run.ts';
 
 /**
@@ -29,6 +31,9 @@ import { handOverRunDocuments, storeCustodianRun, type CustodianRunSummary, type
  *   first installment records its month there (a payout put in place without that
  *   notice gets it with the first installment). The ledger holds no address for insured
  *   persons, so payout-notices.job.ts mails the notice to customer service, for the letter;
+ * - a death benefit of repayment protection (death-benefit-orders.ts) is ordered once, in
+ *   the first run of its custodian after the death was recorded: one sell order of the
+ *   whole account and one final payout, recorded on the benefit in the run's transaction;
  * - delivery as in debit-run.ts: the document's bytes and file name are recorded with
  *   the month's orders, and the deliver stage sends that file once the run has
  *   committed — retried, never a second document.
@@ -99,10 +104,12 @@ export async function runPayoutRun(sql: Sql, deps: RunDeps, month: YearMonth, no
   const runKey = month;
   const runDate = stockholmDate(now);
   await lockRun(sql, runKey);
-  const due = await duePayouts(sql, month, runDate, await custodiansDone(sql, runKey));
+  const done = await custodiansDone(sql, runKey);
+  const due = await duePayouts(sql, month, runDate, done);
+  const deaths = await dueDeathBenefits(sql, runDate, deathBenefitOrderDays(month).sellBy, done);
   const created: CustodianRunSummary[] = [];
   const documents: { custodianId: string; body: string }[] = [];
-  for (const custodianId of [...new Set(due.map((payout) => payout.custodianId))]) {
+  for (const custodianId of [...new Set([...due, ...deaths].map((payout) => payout.custodianId))]) {
     const custodian = deps.custodians.get(custodianId);
     if (!custodian) {
       deps.log.warn({ runKey, custodianId }, 'payout run: payouts at a custodian that is not a configured counterparty; not paid');
@@ -127,12 +134,19 @@ export async function runPayoutRun(sql: Sql, deps: RunDeps, month: YearMonth, no
       accountNumber: payout.accountNumber, insuranceNumber: payout.insuranceNumber, charge: 'SellOrder', basis: 'Payout',
       amount: installment.amount, periodFrom: installment.sellBy, periodTo: installment.sellBy,
     }));
+    const custodianDeaths = deaths.filter((benefit) => benefit.custodianId === custodianId);
+    const deathOrders = deathBenefitOrders(custodianDeaths, month);
     const summary = await storeCustodianRun(sql, deps, {
       runKey, custodianId, custodianOrganisationNumber: custodian.organisationNumber, runDate, now, run: { kind: 'payout', month },
-      accounts, lines, held: [], dryRun: options.dryRun === true, fileName: `payout-${month}.${DEBIT_ACCOUNTS}.xml`,
+      accounts: [...accounts, ...deathOrders.accounts], lines: [...lines, ...deathOrders.lines], held: [], dryRun: options.dryRun === true,
+      fileName: `payout-${month}.${DEBIT_ACCOUNTS}.xml`,
     });
-    if (!options.dryRun) await recordInstallments(sql, runKey, custodianId, month, installments, now);
-    const total = paying.reduce((sum, { installment }) => sum + BigInt(installment.amount.replace('.', '')), 0n).toString().padStart(3, '0');
+    if (!options.dryRun) {
+      await recordInstallments(sql, runKey, custodianId, month, installments, now);
+      await markDeathBenefitsOrdered(sql, { runKey, custodianId, ...deathBenefitOrderDays(month) }, custodianDeaths);
+    }
+    const amounts = [...paying.map(({ installment }) => installment.amount), ...custodianDeaths.map((benefit) => benefit.custodyValue)];
+    const total = amounts.reduce((sum, amount) => sum + BigInt(amount.replace('.', '')), 0n).toString().padStart(3, '0');
     created.push({ ...summary, total: `${total.slice(0, -2)}.${total.slice(-2)}` });
     if (summary.body) documents.push({ custodianId, body: summary.body });
   }
