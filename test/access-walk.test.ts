@@ -115,7 +115,7 @@ const ROWS: Readonly<Record<string, Row>> = {
 
 /** Not the REST API's data routes: staff API, queue board, custodians' door, SSEK, probes, token and description. */
 function isRestDataRoute(url: string): boolean {
-  return !/^\/(api|admin|Holdings|Transactions|ssek|healthz|readyz|oauth|openapi)(\/|\.|$)/.test(url) && url !== '*';
+  return !/^\/(api|admin|console|metrics|Holdings|Transactions|ssek|healthz|readyz|oauth|openapi)(\/|\.|$)/.test(url) && url !== '*';
 }
 
 const TOKEN_CLIENTS = { 'firm-a': 'firm-a-secret', 'firm-b': 'firm-b-secret', 'custodian-a': 'custodian-a-secret', 'custodian-b': 'custodian-b-secret' } as const;
