@@ -48,6 +48,7 @@ export const JEST_TEST_FILES = [
   'src/messages/custodian-reporting/custodian-report.test.ts',
   'src/messages/custodian-reporting/record-reader.test.ts',
   'src/messages/header-message-id.test.ts',
+  'src/messages/root-element.test.ts',
   'src/messages/schema-registry.test.ts',
   'src/messages/validation-thread.test.ts',
   'src/messages/xml-gate.test.ts',

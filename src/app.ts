@@ -9,7 +9,7 @@ import { PROJECT_ROOT } from './config/load-config.ts';
 import { GatewayError } from './core/gateway-error.ts';
 import type { IntakePort } from './channels/envelope.ts';
 import { DeliveryRouter } from './channels/delivery-router.ts';
-import type { MailSender } from './channels/mail/mail-sender.ts';
+import { observingSendFailures, type MailSender } from './channels/mail/mail-sender.ts';
 import { MailOutbox } from './channels/mail/mail.outbox.ts';
 import { buildSenderDirectory } from './channels/mail/mail-attachments.ts';
 import { recordSetAsideMail } from './ledger/mail-set-aside.repository.ts';
@@ -45,8 +45,10 @@ import { CalendarScheduler } from './pipeline/calendar.scheduler.ts';
 import { calendarJobs } from './pipeline/calendar-jobs.ts';
 import { expectedCustodians } from './pipeline/report-deadlines.job.ts';
 import { runDepsFrom } from './pipeline/debit-run.ts';
-import { RecordedChannelHealth } from './channels/channel-health.ts';
+import { RecordedChannelHealth, observingFailures } from './channels/channel-health.ts';
 import { recordChannelHealth } from './ledger/channel-health.repository.ts';
+import { GatewayMetrics } from './observability/gateway-metrics.ts';
+import { countDeadMessages } from './ledger/dead-messages.repository.ts';
 
 /**
  * The composition root: the one place that builds adapters and wires them together.
@@ -157,11 +159,14 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       stopping: stopping.signal,
       // Stages running in this process hand their results on directly (the store stays the truth).
       ...(options.inline || options.roles.includes('worker') ? { handOff: new HandOff() } : {}),
+      ...(options.inline ? {} : { metrics: processMetrics(config, catalogue, db, queues) }),
     };
     inline.bind(deps);
-    const mailSender: MailSender | undefined = config.mail.smtp
+    const smtpSender: MailSender | undefined = config.mail.smtp
       ? (await import('./channels/mail/smtp.sender.ts')).createSmtpSender(config.mail.smtp)
       : undefined;
+    const { metrics } = deps;
+    const mailSender = smtpSender && metrics ? observingSendFailures(smtpSender, () => metrics.connectionFailed('smtp')) : smtpSender;
     if (mailSender) closers.push(() => mailSender.close());
     if (mailSender) {
       router.register(new MailOutbox(mailSender, new Map(config.counterparties.flatMap((c) => (c.mail ? [[c.id, c.mail.addresses] as const] : [])))));
@@ -179,6 +184,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
         connection: redis, prefix: config.queuePrefix, db, clock: deps.clock, log,
         jobs: calendarJobs({
           custodians: expectedCustodians(config.counterparties), mailSender, operationsAddress: config.notifications.operationsAddress, customerServiceAddress: config.notifications.customerServiceAddress, log,
+          metrics,
           runs: runDepsFrom(config, deps.scheduler, log),
         }),
       });
@@ -187,10 +193,13 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
     }
 
     // What the watch role finds of the counterparties' servers and the mailbox, for staff (GET /api/channels).
-    const channelHealth = new RecordedChannelHealth(
+    const recordedHealth = new RecordedChannelHealth(
       (report, at) => recordChannelHealth(db, report, at),
       (error) => log.warn({ err: error }, 'the state of a channel could not be recorded'),
     );
+    const channelHealth = metrics
+      ? observingFailures(recordedHealth, (report) => metrics.connectionFailed(report.channel === 'mail' ? 'imap' : 'sftp'))
+      : recordedHealth;
     if (options.roles.includes('watch')) {
       const watcher = new FolderInboxWatcher({
         counterparties: folderList, intake, maxDocumentBytes: config.limits.maxDocumentBytes,
@@ -241,7 +250,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
 function startWorkers(config: Readonly<GatewayConfig>, deps: PipelineDeps, redis: Redis, closers: (() => Promise<unknown>)[]) {
   const common = {
     connection: redis, prefix: config.queuePrefix, db: deps.db, log: deps.log,
-    lockDurationMs: config.workers.lockDurationMs, stalledIntervalMs: config.workers.stalledIntervalMs,
+    lockDurationMs: config.workers.lockDurationMs, stalledIntervalMs: config.workers.stalledIntervalMs, metrics: deps.metrics,
   };
   // A worker's batch is carried through the later stages in its own job (see CarryOnScheduler);
   // the documents its validation jobs validate are applied by the process's apply loop.
@@ -271,6 +280,21 @@ function startWorkers(config: Readonly<GatewayConfig>, deps: PipelineDeps, redis
   });
   closers.push(() => stopReconciler());
   closers.push(() => closeWithin('workers, their active jobs finishing', () => Promise.all(workers.map((worker) => worker.close())), WORKERS_FINISH_MS, deps.log));
+}
+
+/**
+ * The process's metrics (GET /metrics): its own counters, and gauges read when scraped
+ * from the queues and the message store, which every process shares.
+ */
+function processMetrics(config: Readonly<GatewayConfig>, catalogue: Catalogue, db: Database, queues: PipelineQueues | undefined): GatewayMetrics {
+  return new GatewayMetrics({
+    documentTypes: catalogue.names,
+    counterparties: config.counterparties.map((counterparty) => counterparty.id),
+    sources: {
+      ...(queues ? { queueDepths: () => queues.counts() } : {}),
+      deadMessages: () => countDeadMessages(db),
+    },
+  });
 }
 
 /** The configured database: PostgreSQL at `databaseUrl`, else PGlite in the data folder. */

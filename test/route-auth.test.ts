@@ -54,6 +54,7 @@ type Family = 'staff' | 'custodian' | 'api' | 'console';
 /** Which door a route sits behind, by its path (docs/rest.md, docs/channels.md). */
 function familyOf(url: string): Family {
   if (url === '/console' || url.startsWith('/console/')) return 'console';
+  if (url === '/metrics') return 'staff'; // the Prometheus scrape, behind staff credentials
   if (url.startsWith('/api/') || url === '/api' || url.startsWith('/admin/') || url === '/admin') return 'staff';
   if (/^\/(Holdings|Transactions)(\/|$)/.test(url)) return 'custodian';
   return 'api';

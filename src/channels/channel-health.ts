@@ -49,3 +49,16 @@ export class RecordedChannelHealth implements ChannelHealth {
     this.store(report, at).catch(this.onError);
   }
 }
+
+/**
+ * The same health, telling `onDown` of every failed attempt as well — each one, not
+ * only a change of state: the metrics count connection failures by channel.
+ */
+export function observingFailures(health: ChannelHealth, onDown: (report: ChannelHealthReport) => void): ChannelHealth {
+  return {
+    report(report) {
+      if (report.state === 'down') onDown(report);
+      health.report(report);
+    },
+  };
+}

@@ -33,6 +33,7 @@ import { registerChannelHealthRoutes } from './channel-health.routes.ts';
 import { registerConsole } from './console/console.routes.ts';
 import { StaffSessions } from './console/staff-sessions.ts';
 import { keepQueueDashboardLocal } from './console/queue-dashboard.ts';
+import { registerMetricsRoutes } from './metrics.routes.ts';
 
 /**
  * The HTTP server on PORT (default 8080): health for orchestrators, and behind staff
@@ -127,6 +128,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     await registerPowerOfAttorneyRoutes(staff, options);
     await registerApplicationReviewRoutes(staff, options);
     await registerWithdrawalReviewRoutes(staff, options);
+    await registerMetricsRoutes(staff, options);
     if (queues) {
       const board = new FastifyAdapter();
       // The calendar queue (debit runs, report deadlines, payouts) beside the stages: staff see its runs and failures too.

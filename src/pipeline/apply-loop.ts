@@ -2,7 +2,7 @@ import { markValidatedMany } from '../ledger/messages.repository.ts';
 import { readInMemoryApplyState } from '../ledger/in-memory-apply.repository.ts';
 import { applyCandidates, RunCarefully, StatusChanged, type Run } from './apply-candidates.ts';
 import { planRound, seqOf, type Fate, type Whereabouts } from './apply-round.ts';
-import { withDocuments } from './apply.stage.ts';
+import { countFinished, withDocuments } from './apply.stage.ts';
 import type { InMemoryApply, PipelineDeps, ValidatedDocument } from './pipeline-deps.ts';
 
 /**
@@ -267,6 +267,7 @@ class Lane {
   async #finish(deps: PipelineDeps, batch: readonly Pending[], outcome: RoundOutcome): Promise<void> {
     const { run, fates } = outcome;
     for (const [id, response] of run.responses) deps.handOff?.responses.set(id, response);
+    countFinished(deps, run);
     const now = Date.now();
     const finished: Pending[] = [];
     const queued: string[] = [];

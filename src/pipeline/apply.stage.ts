@@ -118,7 +118,15 @@ async function applyInTransaction(deps: PipelineDeps, select: (tx: Sql) => Promi
     deps.handOff?.documents.delete(id);
     deps.handOff?.responses.set(id, response);
   }
+  if (run) countFinished(deps, run);
   return run;
+}
+
+/** Counts the documents a committed run finished (applied or rejected) in the metrics. */
+export function countFinished(deps: PipelineDeps, run: Run): void {
+  deps.metrics?.documentsFinished(run.applied.map((applied) => ({
+    type: applied.messageType, counterpartyId: run.responses.get(applied.id)?.counterpartyId, status: applied.status,
+  })));
 }
 
 /** The candidates with their typed documents: as validation handed them over in this process, else from the message store. */

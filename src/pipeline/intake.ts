@@ -9,6 +9,7 @@ import { newMessageId } from './message-id.ts';
 import { findRecordedInboxFile, recordInboxFileGrew, recordInboxFileNotMoved, recordInboxFilesMoved, type RecordedInboxFile } from '../ledger/inbox-files.repository.ts';
 import type { StoredDocument } from '../ledger/document-store.ts';
 import { HEAD_BYTES, readHeaderMessageId } from '../messages/header-message-id.ts';
+import { readRootElement } from '../messages/root-element.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import type { Sql } from '../ledger/database.ts';
 import type { DocumentErrorOutcome } from '../messages/message-type.ts';
@@ -56,6 +57,8 @@ export function createIntake(deps: PipelineDeps): IntakePort {
 interface Prepared {
   readonly message: NewMessage;
   readonly rejectionText?: string;
+  /** The root element its first bytes name, for the metrics; undefined when not read. */
+  readonly rootElement?: string | undefined;
 }
 
 type PreparedOutcome = { readonly value: Prepared } | { readonly error: unknown };
@@ -95,6 +98,7 @@ async function receiveMany(deps: PipelineDeps, envelopes: readonly Envelope[]): 
     }
     outcomes[index] = await recordWithAnswer(deps, message, rejectionText).then((receipt) => ({ receipt }), (error: unknown) => ({ error }));
   }
+  countReceived(deps, prepared, outcomes);
 
   for (const message of fresh) if (message.raw && inserted.has(message.id)) deps.handOff?.raw.set(message.id, message.raw);
   // A file recorded before goes on (or went) its way under its first message: nothing to queue.
@@ -144,6 +148,7 @@ function receivedBytes(base: ReturnType<typeof messageBase>['base'], bytes: Uint
       ...base, sha256: sha256(bytes), sizeBytes: bytes.byteLength, raw: bytes, rawLocation: null,
       status: 'received', errorCode: null, duplicateOf: null, headerMessageId: readHeaderMessageId(bytes) ?? null,
     },
+    rootElement: readRootElement(bytes),
   };
 }
 
@@ -155,11 +160,13 @@ async function prepare(deps: PipelineDeps, envelope: Envelope): Promise<Prepared
 
   const report = await storeLargeReport(deps, content, envelope.receivedAt, base.id, counterparty.role);
   if (report) {
+    const head = await headOf(content);
     return {
       message: {
         ...base, sha256: report.sha256, sizeBytes: report.sizeBytes, raw: null, rawLocation: report.location,
-        status: 'received', errorCode: null, duplicateOf: null, headerMessageId: readHeaderMessageId(await headOf(content)) ?? null,
+        status: 'received', errorCode: null, duplicateOf: null, headerMessageId: readHeaderMessageId(head) ?? null,
       },
+      rootElement: readRootElement(head),
     };
   }
 
@@ -235,6 +242,24 @@ async function recordWithAnswer(deps: PipelineDeps, message: NewMessage, rejecti
     if (error instanceof GatewayError && /concurrent intake/.test(error.message)) return recordWithAnswer(deps, { ...message }, rejectionText);
     throw error;
   });
+}
+
+/**
+ * Counts the documents recorded now (not a file recorded before) as received, and those
+ * intake answered at once (duplicates, refusals) as finished.
+ */
+function countReceived(deps: PipelineDeps, prepared: readonly PreparedOutcome[], outcomes: readonly (IntakeOutcome | undefined)[]): void {
+  const { metrics } = deps;
+  if (!metrics) return;
+  for (const [index, p] of prepared.entries()) {
+    const outcome = outcomes[index];
+    if (!('value' in p) || !outcome || !('receipt' in outcome) || outcome.receipt.recordedBefore) continue;
+    const { message, rootElement } = p.value;
+    const document = { type: rootElement, counterpartyId: message.counterpartyId };
+    metrics.documentReceived({ ...document, channel: message.channel });
+    const { status } = outcome.receipt;
+    if (status !== 'received') metrics.documentsFinished([{ ...document, status }]);
+  }
 }
 
 /** The MessageRejected answer of a document intake refused, naming its MessageId when it has one. */

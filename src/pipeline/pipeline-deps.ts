@@ -7,6 +7,7 @@ import type { OutboundChannel } from '../channels/outbound.ts';
 import type { DocumentStore } from '../ledger/document-store.ts';
 import type { BatchValidator } from '../messages/custodian-reporting/report-validator.ts';
 import type { HandOff } from './hand-off.ts';
+import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
 
 /**
  * What every pipeline stage is given: the ports it may touch, passed in by the
@@ -95,4 +96,6 @@ export interface PipelineDeps {
    * `validated` and queued for apply.
    */
   readonly applyLoop?: InMemoryApply;
+  /** The process's metrics (GET /metrics); absent where nothing serves them (`submit` in-process). */
+  readonly metrics?: GatewayMetrics;
 }

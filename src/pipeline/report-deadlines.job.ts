@@ -11,6 +11,7 @@ import {
   custodiansWithAccountsOpenIn, listRecordedAnnualReports, lockUnnotifiedAnnualReports, markAnnualNotified, recordMissingAnnualReports, type RecordedAnnualReport,
 } from '../ledger/annual-report-deadlines.repository.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
+import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
 
 /**
  * The custodian report deadline check, a calendar job, and the listing staff read
@@ -46,6 +47,8 @@ export interface DeadlineCheckDeps {
   readonly operationsAddress: string | undefined;
   readonly log: Logger;
   readonly catchUpBankingDays?: number;
+  /** Where the missing reports each check records are counted. */
+  readonly metrics?: Pick<GatewayMetrics, 'reportDeadlinesMissed'> | undefined;
 }
 
 export interface DeadlineCheckResult {
@@ -161,8 +164,10 @@ export function reportDeadlineJob(deps: DeadlineCheckDeps): CalendarJob {
     // whose window has closed: the first check after 30 April finds them.
     async run({ sql, period, firedAt }) {
       const dueDays = bankingDaysBetween(period.slice(0, 10), latestPassedDueDay(firedAt));
-      await checkReportDeadlines(sql, deps, dueDays, firedAt, period);
-      await checkAnnualReportDeadlines(sql, deps, latestClosedAccountYear(firedAt), firedAt, period);
+      const daily = await checkReportDeadlines(sql, deps, dueDays, firedAt, period);
+      const annual = await checkAnnualReportDeadlines(sql, deps, latestClosedAccountYear(firedAt), firedAt, period);
+      deps.metrics?.reportDeadlinesMissed('daily', daily.recordedMissing);
+      deps.metrics?.reportDeadlinesMissed('annual', annual.recordedMissing);
     },
   };
 }

@@ -6,6 +6,7 @@ import { isErrorCode, type ErrorCode } from '../core/error-codes.ts';
 import type { Database } from '../ledger/database.ts';
 import { markDead, type PipelineStage } from '../ledger/messages.repository.ts';
 import { idsOf, type StageJobData } from './queues.ts';
+import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
 
 /**
  * Runs one pipeline stage as a BullMQ worker. A job carries one message or a batch;
@@ -36,6 +37,8 @@ export interface StageWorkerOptions {
   readonly stalledIntervalMs: number;
   readonly db: Database;
   readonly log: Logger;
+  /** Where each job's time and each dead message are counted. */
+  readonly metrics?: GatewayMetrics | undefined;
 }
 
 /** How long a job waiting for an earlier document of its agreement steps aside (plus up to as much again). */
@@ -51,11 +54,14 @@ export function startStageWorker(options: StageWorkerOptions): Worker<StageJobDa
     async (job: Job<StageJobData>, token?: string) => {
       const ids = idsOf(job.data);
       let failures: Map<string, unknown>;
+      const started = performance.now();
       try {
         failures = await options.run(ids);
       } catch (error) {
         if (token && isDatabaseError(error) && (await databaseAway(options.db))) await waitForDatabase(job, token);
         throw error;
+      } finally {
+        options.metrics?.stageJobTook(stage, (performance.now() - started) / 1000);
       }
       if (failures.size === 0) return;
       if (token && [...failures.values()].every(isDatabaseError) && (await databaseAway(options.db))) await waitForDatabase(job, token);
@@ -109,7 +115,9 @@ export function startStageWorker(options: StageWorkerOptions): Worker<StageJobDa
     const code = codeOf(error);
     log.error({ messageId, stage, code, err: error.message }, 'message is dead after its last attempt');
     const reason = `${stage} failed after ${job.attemptsMade} attempts: ${error.message}`;
-    options.db.transaction((tx) => markDead(tx, messageId, stage, code, reason)).catch(
+    options.db.transaction((tx) => markDead(tx, messageId, stage, code, reason)).then((marked) => {
+      if (marked) options.metrics?.messageDead(stage);
+    }).catch(
       (markError: unknown) => log.error({ messageId, err: markError }, 'could not mark the message dead; the reconciler will retry it'),
     );
   });

@@ -82,6 +82,7 @@ async function validateBatch(deps: PipelineDeps, messageIds: readonly string[]):
         }),
       );
       rejected.push(message.id);
+      deps.metrics?.documentsFinished([{ type: verdict.type?.name, counterpartyId: message.counterpartyId, status: 'rejected' }]);
     } catch (error) {
       failures.set(message.id, error);
     }

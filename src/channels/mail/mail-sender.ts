@@ -24,3 +24,18 @@ export interface MailSender {
   send(mail: OutgoingMail): Promise<{ messageId: string }>;
   close(): Promise<void>;
 }
+
+/** The same sender, telling `onFailure` of every mail the SMTP server did not take (the metrics' connection failures). */
+export function observingSendFailures(sender: MailSender, onFailure: (error: unknown) => void): MailSender {
+  return {
+    async send(mail) {
+      try {
+        return await sender.send(mail);
+      } catch (error) {
+        onFailure(error);
+        throw error;
+      }
+    },
+    close: () => sender.close(),
+  };
+}
