@@ -45,6 +45,7 @@ import { CalendarScheduler } from './pipeline/calendar.scheduler.ts';
 import { calendarJobs } from './pipeline/calendar-jobs.ts';
 import { expectedCustodians } from './pipeline/report-deadlines.job.ts';
 import { runDepsFrom } from './pipeline/debit-run.ts';
+import { accountOwnershipFrom } from './pipeline/account-ownership.ts';
 import { RecordedChannelHealth, observingFailures } from './channels/channel-health.ts';
 import { recordChannelHealth } from './ledger/channel-health.repository.ts';
 import { GatewayMetrics } from './observability/gateway-metrics.ts';
@@ -186,6 +187,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
           custodians: expectedCustodians(config.counterparties), mailSender, operationsAddress: config.notifications.operationsAddress, customerServiceAddress: config.notifications.customerServiceAddress, log,
           metrics,
           runs: runDepsFrom(config, deps.scheduler, log),
+          ...(config.accountOwnership ? { accountOwnership: accountOwnershipFrom(config.accountOwnership) } : {}),
         }),
       });
       closers.push(() => closeWithin('calendar, its active run finishing', () => calendar.close(), WORKERS_FINISH_MS, log));

@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { withConfiguredRates } from '../core/charges/yield-tax-rates.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import type { StoredWithdrawalStatus } from '../core/withdrawal-request.rules.ts';
 import { findWithdrawalRequest, listWithdrawalRequests, type WithdrawalRequestRecord, type WithdrawalSummary } from '../ledger/withdrawal-requests.repository.ts';
@@ -6,14 +7,16 @@ import { readApplicationLimit } from '../http/application-review.routes.ts';
 import { notAwaitingDecision, WITHDRAWAL_STATUSES } from '../http/withdrawal-review.routes.ts';
 import { runDepsFrom } from '../pipeline/debit-run.ts';
 import { decideWithdrawal } from '../pipeline/withdrawal-order.ts';
+import { registerRequestForCustomer, STAFF_REQUEST_CHANNELS, type StaffRequestChannel } from '../pipeline/withdrawal-request.ts';
 import { postJson, printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { table } from './output.ts';
 
 /**
  * `depot-gateway withdrawals`: the insurer's approval of withdrawal requests — the list,
- * one request with its history, and approve or reject with a reason. Through the
- * running gateway's staff API when one answers (recorded under the staff user),
- * otherwise in-process (recorded under `cli:<account>`). An approval of a fully signed
+ * one request with its history, a request registered on the policyholder's behalf
+ * (`register`: from the insurer's e-service or a paper form), and approve or reject
+ * with a reason. Through the running gateway's staff API when one answers (recorded
+ * under the staff user), otherwise in-process (recorded under `cli:<account>`). An approval of a fully signed
  * request orders it: its DebitAccounts document goes to the custodian. A decision on a
  * request decided already, or no such id, exits 1 with RESOURCE_NOT_FOUND.
  */
@@ -33,6 +36,16 @@ export function registerWithdrawalsCommand(program: Command): void {
     .option('--json', 'the request as JSON')
     .description('one withdrawal request with its status history')
     .action((id: string, options: { json?: boolean }) => runShow(globals(), id, options));
+  withdrawals
+    .command('register')
+    .description('register a withdrawal request on the policyholder\'s behalf, received through the insurer\'s e-service or on a paper form')
+    .requiredOption('--insurance <number>', 'the insurance')
+    .requiredOption('--amount <sek>', 'SEK as a decimal string, within the insurance\'s bounds today')
+    .requiredOption('--account <digits>', 'a withdrawal account validated for the policyholder: clearing number and account number, digits only')
+    .addOption(new Option('--channel <channel>', 'how the request came').choices(STAFF_REQUEST_CHANNELS).makeOptionMandatory())
+    .requiredOption('--reference <text>', 'the e-service case or the paper form\'s reference, kept in the request\'s history')
+    .option('--json', 'the request as JSON')
+    .action((options: RegisterOptions) => runRegister(globals(), options));
   for (const [action, decision, description] of [
     ['approve', 'approved', 'approve a request: once every signatory has signed it goes to the custodian'],
     ['reject', 'rejected', 'reject a request'],
@@ -82,6 +95,31 @@ async function runShow(options: GlobalOptions, id: string, show: { json?: boolea
     table([['AT', 'EVENT', 'BY', 'REASON'], ...r.history.map((h) => [h.at, h.event, h.by, h.reason ?? ''])]).trimEnd().split('\n').map((line) => `  ${line}`).join('\n'),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+interface RegisterOptions {
+  insurance: string;
+  amount: string;
+  account: string;
+  channel: StaffRequestChannel;
+  reference: string;
+  json?: boolean;
+}
+
+async function runRegister(options: GlobalOptions, register: RegisterOptions): Promise<void> {
+  const body = { insuranceNumber: register.insurance, amount: register.amount, accountNumber: register.account, channel: register.channel, reference: register.reference };
+  const request = await throughGatewayOrStore(
+    options,
+    async (gateway, by) => {
+      const requestId = await registerRequestForCustomer(gateway.deps.db, {
+        ...body, by, now: gateway.deps.clock(), yieldTaxRates: withConfiguredRates(gateway.config.charges.yieldTaxRates),
+      });
+      return (await findWithdrawalRequest(gateway.deps.db, requestId))!;
+    },
+    (client) => postJson<WithdrawalRequestRecord>(client, '/api/withdrawal-requests', body),
+  );
+  if (register.json) return printJson(request);
+  process.stdout.write(`${request.requestId}  ${request.status}  sign case ${request.signCaseId}\n`);
 }
 
 async function runDecision(options: GlobalOptions, id: string, action: 'approve' | 'reject', decision: 'approved' | 'rejected', decide: { reason: string; json?: boolean }): Promise<void> {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isSecretHash } from './secret-hash.ts';
 import { isValidOrganisationNumber } from '../core/identifiers.ts';
+import { parseBankAccount } from '../core/bank-account.ts';
 
 /**
  * The configuration schema. Every setting has a default that works on one machine;
@@ -26,6 +27,14 @@ const onePasswordMessage = 'set passwordHash (made by `depot-gateway hash-secret
 const organisationNumber = z.string().regex(/^\d{10}$/, '10 digits without hyphen').refine(isValidOrganisationNumber, 'not an organisation number: its check digit (or its group digit) is wrong');
 
 const emailAddress = z.string().regex(/^[^@\s]+@[^@\s]+$/, 'an e-mail address');
+
+/** A withdrawal account as the policyholder gives it, read by the bank rules into the digits the gateway stores. */
+const withdrawalAccountDigits = z.string().transform((given, context) => {
+  const reading = parseBankAccount(given);
+  if (reading.ok) return reading.account.digits;
+  context.addIssue({ code: 'custom', message: reading.problem });
+  return z.NEVER;
+});
 
 const remotePath = z.string().regex(/^\/[^\0]*[^/\0]$|^\/$/, 'an absolute remote path, without a trailing slash');
 
@@ -309,6 +318,28 @@ export const configSchema = z.strictObject({
     (bankid) => bankid.pfxPath === undefined ? bankid.certPath !== undefined && bankid.keyPath !== undefined : bankid.certPath === undefined && bankid.keyPath === undefined,
     'set certPath and keyPath (PEM), or pfxPath (PKCS#12): one of the two',
   ).optional(),
+  /**
+   * Where the 13:00 run (role `worker`) checks a registered withdrawal account against its
+   * policyholder: `local`, a fixed list of account holders (tests and the demo); `http`,
+   * the insurer's account-ownership service (the protocol in docs/rest.md). Without it
+   * registered accounts are not validated and stay pending.
+   */
+  accountOwnership: z.discriminatedUnion('kind', [
+    z.strictObject({
+      kind: z.literal('local'),
+      /** Each account (clearing number and account number, digits only) and its holder's personnummer or organisation number. */
+      holders: z.array(z.strictObject({ accountNumber: withdrawalAccountDigits, holderId: z.string().regex(/^(\d{12}|\d{10})$/, 'a 12-digit personnummer or a 10-digit organisation number') })).default([]),
+    }),
+    z.strictObject({
+      kind: z.literal('http'),
+      /** The service's address; each check is a POST to it. */
+      url: z.string().regex(/^https?:\/\/[^\s]+$/, 'an http:// or https:// URL'),
+      /** Sent as `Authorization: Bearer <token>` when set. */
+      token: z.string().min(1).optional(),
+      /** How long one check may take; a check that fails leaves the account pending for the next run. */
+      timeoutMs: z.number().int().positive().default(10_000),
+    }),
+  ]).optional(),
   /** The SSEK endpoint (POST /ssek on the api port). */
   ssek: z.strictObject({
     /** The insurer's organisation number: the ReceiverId (type ORGNR) senders address, and our SenderId on pushes. */

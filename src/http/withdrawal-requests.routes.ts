@@ -1,18 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import { ulid } from 'ulid';
 import { decideAccess, type ApiCaller } from '../core/access.policy.ts';
 import { parseBankAccount } from '../core/bank-account.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
 import type { YieldTaxRateTable } from '../core/charges/yield-tax-rates.ts';
-import { withdrawalBounds } from '../core/withdrawal-information.rules.ts';
-import { requestProblems, signatoriesOf, withdrawalSignText, type RequestProblem } from '../core/withdrawal-request.rules.ts';
 import { renderWithdrawalReceipt, type WithdrawalReceipt } from '../documents/withdrawal-receipt.ts';
 import type { Database } from '../ledger/database.ts';
 import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
 import { findSignCase } from '../ledger/sign-cases.repository.ts';
-import { isValidatedAccount } from '../ledger/withdrawal-accounts.repository.ts';
-import { withdrawalFactsOf } from '../ledger/withdrawal-information.repository.ts';
-import { findWithdrawalRequest, insertWithdrawalRequest, lockInsuranceForRequest, type WithdrawalRequestRecord } from '../ledger/withdrawal-requests.repository.ts';
+import { findWithdrawalRequest, type WithdrawalRequestRecord } from '../ledger/withdrawal-requests.repository.ts';
+import { makeWithdrawalRequest } from '../pipeline/withdrawal-request.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
 import { sendProblem } from './problem-details.ts';
 
@@ -23,8 +19,8 @@ import { sendProblem } from './problem-details.ts';
  * status and history, GET …/{id}/receipt the receipt to show before signing (JSON, or
  * PDF when the client accepts application/pdf first).
  *
- * The request is checked and saved in one transaction holding the insurance's row, so
- * two requests at once cannot both take what is left; a refused request saves nothing.
+ * The request is checked and saved as every request is (src/pipeline/withdrawal-request.ts):
+ * in one transaction holding the insurance's row; a refused request saves nothing.
  * Access is the policyholder's, as for the withdrawal information: a firm with a power
  * of attorney valid today, or the custodian holding the insurance.
  */
@@ -68,31 +64,14 @@ export async function registerWithdrawalRequestRoutes(app: FastifyInstance, opti
     const body = request.body as { insuranceNumber: string; amount: string; accountNumber: string };
     const caller = callerOf(request);
     const now = clock();
-    const today = stockholmDate(now);
     const reading = parseBankAccount(body.accountNumber);
     if (!reading.ok) return sendProblem(reply, 'BANK_ACCOUNT_INVALID', reading.problem, [{ path: '$.accountNumber', code: 'BANK_ACCOUNT_INVALID', message: reading.problem }]);
-    const outcome = await db.transaction(async (tx): Promise<{ problems: RequestProblem[] } | { requestId: string }> => {
-      await lockInsuranceForRequest(tx, body.insuranceNumber);
-      const [insurance] = await withdrawalFactsOf(tx, { insuranceNumber: body.insuranceNumber }, today);
-      if (!insurance || !(await maySee(caller, insurance.policyholder, insurance.custodianId))) throw notAvailable();
-      const problems = requestProblems({
-        bounds: withdrawalBounds(insurance, today, options.yieldTaxRates), amount: body.amount,
-        accountValidated: await isValidatedAccount(tx, insurance.policyholder, reading.account.digits), accountDigits: reading.account.digits,
-      });
-      const insured = await tx.query<{ insured: string }>('SELECT insured_pin AS insured FROM insurances WHERE insurance_number = $1', [insurance.insuranceNumber]);
-      const signatories = signatoriesOf(insurance.policyholder, insured.rows[0]!.insured);
-      if (!signatories) problems.unshift({ path: '$.insuranceNumber', code: 'WITHDRAWAL_NOT_ALLOWED', message: "The policyholder is an organisation: its company signatories are not recorded, so the insurer registers its withdrawals." });
-      if (problems.length > 0) return { problems };
-      const stamp = ulid(now.getTime());
-      const requestId = `WR-${stamp}`;
-      await insertWithdrawalRequest(tx, {
-        requestId, signCaseId: `SC-${stamp}`, insuranceNumber: insurance.insuranceNumber, customerId: insurance.policyholder, amount: body.amount,
-        account: reading.account, requestedAt: now, requestedBy: `client:${caller.clientId}`, signatories: signatories!,
-        visibleText: withdrawalSignText({ insuranceNumber: insurance.insuranceNumber, amount: body.amount, account: reading.account }),
-      });
-      return { requestId };
-    });
-    if ('problems' in outcome) {
+    const outcome = await makeWithdrawalRequest(
+      db, { insuranceNumber: body.insuranceNumber, amount: body.amount, account: reading.account, requestedBy: `client:${caller.clientId}`, now, yieldTaxRates: options.yieldTaxRates },
+      (insurance) => maySee(caller, insurance.policyholder, insurance.custodianId),
+    );
+    if (!outcome.made) {
+      if ('notFound' in outcome) throw notAvailable();
       const [first] = outcome.problems;
       return sendProblem(reply, first!.code, first!.message, outcome.problems);
     }

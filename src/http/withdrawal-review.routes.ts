@@ -4,6 +4,7 @@ import type { StoredWithdrawalStatus } from '../core/withdrawal-request.rules.ts
 import { findWithdrawalRequest, listWithdrawalRequests } from '../ledger/withdrawal-requests.repository.ts';
 import { runDepsFrom } from '../pipeline/debit-run.ts';
 import { decideWithdrawal } from '../pipeline/withdrawal-order.ts';
+import { registerRequestForCustomer, type StaffRequestChannel } from '../pipeline/withdrawal-request.ts';
 import { readApplicationLimit } from './application-review.routes.ts';
 import type { HttpServerOptions } from './server.ts';
 import { staffUserOf } from './staff-user.ts';
@@ -12,7 +13,9 @@ export const WITHDRAWAL_STATUSES: readonly StoredWithdrawalStatus[] = ['requeste
 
 /**
  * The insurer's approval of withdrawal requests through the staff API: the list (by
- * status), one request with its history, and approve or reject with a reason, recorded
+ * status), one request with its history, a request registered on the policyholder's
+ * behalf (from the insurer's e-service or a paper form: POST /api/withdrawal-requests
+ * with the channel and its reference), and approve or reject with a reason, recorded
  * in the request's history under the staff user (the audit). An approval of a request
  * every signatory has signed orders it at once (withdrawal-order.ts).
  */
@@ -30,6 +33,16 @@ export async function registerWithdrawalReviewRoutes(app: FastifyInstance, optio
     const found = await findWithdrawalRequest(deps.db, request.params.id);
     if (!found) throw new GatewayError('RESOURCE_NOT_FOUND', `No withdrawal request ${request.params.id}.`);
     return found;
+  });
+
+  app.post<{ Body: unknown }>('/api/withdrawal-requests', async (request, reply) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const text = (name: string) => (typeof body[name] === 'string' ? body[name] : '');
+    const requestId = await registerRequestForCustomer(deps.db, {
+      insuranceNumber: text('insuranceNumber'), amount: text('amount'), accountNumber: text('accountNumber'),
+      channel: text('channel') as StaffRequestChannel, reference: text('reference'), by: staffUserOf(request), now: deps.clock(), yieldTaxRates: runDeps.yieldTaxRates,
+    });
+    return reply.code(201).header('location', `/api/withdrawal-requests/${requestId}`).send(await findWithdrawalRequest(deps.db, requestId));
   });
 
   for (const [action, decision] of [['approve', 'approved'], ['reject', 'rejected']] as const) {

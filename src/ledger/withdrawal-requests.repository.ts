@@ -18,6 +18,8 @@ export interface NewWithdrawalRequest {
   readonly account: BankAccount;
   readonly requestedAt: Date;
   readonly requestedBy: string;
+  /** Kept as the `requested` event's reason: how a request registered by staff came (channel and reference). */
+  readonly note?: string;
   readonly visibleText: string;
   readonly signatories: readonly Signatory[];
 }
@@ -52,7 +54,7 @@ export async function insertWithdrawalRequest(tx: Sql, request: NewWithdrawalReq
      VALUES ($1, $2, $3, $4::numeric, $5, $6, $7, $8)`,
     [request.requestId, request.insuranceNumber, request.customerId, request.amount, request.account.digits, request.account.bankName, request.requestedAt, request.requestedBy],
   );
-  await addWithdrawalEvent(tx, request.requestId, 'requested', request.requestedAt, request.requestedBy, null);
+  await addWithdrawalEvent(tx, request.requestId, 'requested', request.requestedAt, request.requestedBy, request.note ?? null);
   await tx.query('INSERT INTO sign_cases (sign_case_id, request_id, visible_text, created_at) VALUES ($1, $2, $3, $4)',
     [request.signCaseId, request.requestId, request.visibleText, request.requestedAt]);
   for (const signatory of request.signatories) {

@@ -1,0 +1,116 @@
+import { ulid } from 'ulid';
+import { parseBankAccount, type BankAccount } from '../core/bank-account.ts';
+import { stockholmDate } from '../core/calendar-date.ts';
+import type { YieldTaxRateTable } from '../core/charges/yield-tax-rates.ts';
+import { GatewayError } from '../core/gateway-error.ts';
+import { withdrawalBounds } from '../core/withdrawal-information.rules.ts';
+import { requestProblems, signatoriesOf, withdrawalSignText, type RequestProblem } from '../core/withdrawal-request.rules.ts';
+import type { Database } from '../ledger/database.ts';
+import { isValidatedAccount } from '../ledger/withdrawal-accounts.repository.ts';
+import { withdrawalFactsOf } from '../ledger/withdrawal-information.repository.ts';
+import { insertWithdrawalRequest, lockInsuranceForRequest } from '../ledger/withdrawal-requests.repository.ts';
+
+/**
+ * Making a withdrawal request, wherever it comes from: a client of the REST API
+ * (POST /Insurance/withdrawalrequest), or the insurer's staff registering one received
+ * through the insurer's e-service or on a paper form (staff API, `depot-gateway
+ * withdrawals register`). Every request is held to the same rules and gets the same
+ * sign case.
+ *
+ * Invariants:
+ * - checked and saved in one transaction holding the insurance's row, so two requests
+ *   at once cannot both take what is left;
+ * - a refused request saves nothing, and every problem is reported at once.
+ */
+export interface NewRequestInput {
+  readonly insuranceNumber: string;
+  readonly amount: string;
+  readonly account: BankAccount;
+  /** Who made it, kept in the request's history: `client:<id>`, or the staff user. */
+  readonly requestedBy: string;
+  /** How it came, kept with the `requested` event (staff registrations: the channel and the form's reference). */
+  readonly note?: string;
+  readonly now: Date;
+  readonly yieldTaxRates?: YieldTaxRateTable | undefined;
+}
+
+export type NewRequestOutcome =
+  | { readonly made: true; readonly requestId: string }
+  | { readonly made: false; readonly problems: readonly RequestProblem[] }
+  /** No such insurance, or `maySee` said the maker may not see it. */
+  | { readonly made: false; readonly notFound: true };
+
+export async function makeWithdrawalRequest(
+  db: Database, input: NewRequestInput,
+  maySee: (insurance: { policyholder: string; custodianId: string }) => Promise<boolean> = async () => true,
+): Promise<NewRequestOutcome> {
+  const { now, account } = input;
+  const today = stockholmDate(now);
+  return db.transaction(async (tx): Promise<NewRequestOutcome> => {
+    await lockInsuranceForRequest(tx, input.insuranceNumber);
+    const [insurance] = await withdrawalFactsOf(tx, { insuranceNumber: input.insuranceNumber }, today);
+    if (!insurance || !(await maySee(insurance))) return { made: false, notFound: true };
+    const problems = requestProblems({
+      bounds: withdrawalBounds(insurance, today, input.yieldTaxRates), amount: input.amount,
+      accountValidated: await isValidatedAccount(tx, insurance.policyholder, account.digits), accountDigits: account.digits,
+    });
+    const insured = await tx.query<{ insured: string }>('SELECT insured_pin AS insured FROM insurances WHERE insurance_number = $1', [insurance.insuranceNumber]);
+    const signatories = signatoriesOf(insurance.policyholder, insured.rows[0]!.insured);
+    if (!signatories) problems.unshift({ path: '$.insuranceNumber', code: 'WITHDRAWAL_NOT_ALLOWED', message: 'The policyholder is an organisation: its company signatories are not recorded, so no sign case can be made for it.' });
+    if (problems.length > 0 || !signatories) return { made: false, problems };
+    const stamp = ulid(now.getTime());
+    const requestId = `WR-${stamp}`;
+    await insertWithdrawalRequest(tx, {
+      requestId, signCaseId: `SC-${stamp}`, insuranceNumber: insurance.insuranceNumber, customerId: insurance.policyholder, amount: input.amount,
+      account, requestedAt: now, requestedBy: input.requestedBy, signatories, ...(input.note ? { note: input.note } : {}),
+      visibleText: withdrawalSignText({ insuranceNumber: insurance.insuranceNumber, amount: input.amount, account }),
+    });
+    return { made: true, requestId };
+  });
+}
+
+/** How a request registered by staff reached the insurer. */
+export const STAFF_REQUEST_CHANNELS = ['e-service', 'paper-form'] as const;
+export type StaffRequestChannel = (typeof STAFF_REQUEST_CHANNELS)[number];
+
+export interface StaffRequestInput {
+  readonly insuranceNumber: string;
+  readonly amount: string;
+  /** Clearing number and account number, digits only, as for the REST API. */
+  readonly accountNumber: string;
+  readonly channel: StaffRequestChannel;
+  /** The e-service case or the paper form's reference, kept in the history with the channel. */
+  readonly reference: string;
+  /** The staff user (`staff:<name>`) or `cli:<account>`. */
+  readonly by: string;
+  readonly now: Date;
+  readonly yieldTaxRates?: YieldTaxRateTable | undefined;
+}
+
+/**
+ * A request registered by staff on the policyholder's behalf: the same rules and sign
+ * case as one made through the REST API; its `requested` event names the staff user,
+ * the channel and the reference (the audit). Refused with the first problem's code and
+ * every problem in the message; RESOURCE_NOT_FOUND when there is no such insurance.
+ */
+export async function registerRequestForCustomer(db: Database, input: StaffRequestInput): Promise<string> {
+  const problem = staffInputProblem(input);
+  if (problem) throw new GatewayError('REQUEST_INVALID', problem);
+  const reading = parseBankAccount(input.accountNumber);
+  if (!reading.ok) throw new GatewayError('BANK_ACCOUNT_INVALID', reading.problem);
+  const outcome = await makeWithdrawalRequest(db, {
+    insuranceNumber: input.insuranceNumber, amount: input.amount, account: reading.account, requestedBy: input.by,
+    note: `${input.channel}: ${input.reference.trim()}`, now: input.now, yieldTaxRates: input.yieldTaxRates,
+  });
+  if (outcome.made) return outcome.requestId;
+  if ('notFound' in outcome) throw new GatewayError('RESOURCE_NOT_FOUND', `No insurance ${input.insuranceNumber}.`);
+  throw new GatewayError(outcome.problems[0]!.code, outcome.problems.map((p) => `${p.path}: ${p.message}`).join(' '));
+}
+
+function staffInputProblem(input: StaffRequestInput): string | undefined {
+  if (!STAFF_REQUEST_CHANNELS.includes(input.channel)) return `channel is one of ${STAFF_REQUEST_CHANNELS.join(', ')}.`;
+  if (input.reference.trim() === '') return 'Give the reference of the e-service case or the paper form.';
+  if (!/^\d{1,12}(\.\d{1,2})?$/.test(input.amount)) return 'amount is SEK as a decimal string, such as "12500.00".';
+  if (input.insuranceNumber.trim() === '') return 'Give the insurance number.';
+  return undefined;
+}
