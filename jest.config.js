@@ -42,6 +42,8 @@ export const JEST_TEST_FILES = [
   'src/core/withdrawal-request.rules.test.ts',
   'src/http/console/html.test.ts',
   'src/http/console/message-filter.test.ts',
+  'src/http/console/per-minute-chart.test.ts',
+  'src/http/console/xml-view.test.ts',
   'src/ledger/document-store.test.ts',
   'src/ledger/process-lock.test.ts',
   'src/messages/catalogue.test.ts',

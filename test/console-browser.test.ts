@@ -4,7 +4,10 @@
  * chromium). Sign-in and a wrong password, the overview's numbers against the
  * database, a search by personnummer, a message's raw XML and response, a replay with
  * its reason found in the audit log, a viewer who cannot replay, and the queue
- * dashboard behind the same sign-in with readable labels and no console errors.
+ * dashboard behind the same sign-in with readable labels and no console errors, and
+ * the read-only lists (custodian reports, runs, set-aside mail, notices, applications,
+ * withdrawals), the documents-per-minute chart and a message's highlighted XML open
+ * without console errors.
  * Screenshots of the main pages are kept under <tmp>/depot-gateway-test-output/console
  * (or $DG_TEST_OUTPUT/console) for people to look at.
  */
@@ -185,6 +188,34 @@ describe('staff console in a browser', () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'queues.png'), fullPage: true });
     const text = (await page.textContent('body')) ?? '';
     assert.doesNotMatch(text, /\b[A-Z]+(?:\.[A-Z_]+)+\b/, 'no untranslated key such as QUEUE.STATUS.LATEST');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('the lists, the chart and the highlighted XML open without console errors', async () => {
+    const { page, errors } = await watchedPage();
+    await signIn(page, 'vera', 'viewer-password');
+    const bars = await page.$$eval('#per-minute rect.bar', (rects) => rects.reduce((sum, rect) => sum + Number(rect.getAttribute('data-count')), 0));
+    assert.equal(bars, Number(await page.getAttribute('#per-minute', 'data-total')));
+    assert.ok(bars >= 4, 'the documents of this test are on the chart');
+    const box = await page.$eval('#per-minute', (svg) => svg.getBoundingClientRect().height);
+    assert.ok(box > 50, 'the chart is drawn');
+    for (const [path, heading, shot] of [
+      ['/console/custodian-reports', 'Custodian reports', 'custodian-reports'], ['/console/runs', 'Debit and payout runs', 'runs'],
+      ['/console/mail-set-aside', 'Set-aside mail', 'mail-set-aside'], ['/console/payout-notices', 'Payout notices', 'payout-notices'],
+      ['/console/application-notices', 'Application notices', 'application-notices'], ['/console/applications', 'Applications', 'applications'],
+      ['/console/withdrawal-requests', 'Withdrawal requests', 'withdrawal-requests'],
+    ] as const) {
+      await Promise.all([page.waitForURL(`${base}${path}`), page.click(`header nav a[href="${path}"]`)]);
+      assert.equal(await page.textContent('h1'), heading);
+      if (shot === 'custodian-reports') assert.ok((await page.$$('#daily-reports tr')).length > 1, 'the daily reports of the last 14 days are listed');
+      await page.screenshot({ path: join(SCREENSHOTS, `${shot}.png`), fullPage: true });
+    }
+    await page.goto(`${base}/console/messages/${ids.bertil}`);
+    const tag = await page.$eval('#raw .xml-tag', (element) => getComputedStyle(element).fontWeight);
+    assert.equal(tag, '600', 'the stylesheet highlights the tags');
+    assert.ok((await page.$$('table.ledger[data-table=salaries] tr')).length > 1, 'the salary the document set is listed');
+    await page.screenshot({ path: join(SCREENSHOTS, 'message-ledger.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
   });

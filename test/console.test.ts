@@ -2,8 +2,11 @@
  * The staff console on real PostgreSQL and Redis, through the HTTP server: sign-in with
  * sessions (cookie attributes, wrong password, expiry, sign-out), CSRF on every
  * change, the two roles, the staff API and queue dashboard taking the session, search
- * by what is inside documents (document_keys), filters that cannot be right, and a
- * replay with its reason in the append-only audit log.
+ * by what is inside documents (document_keys), filters that cannot be right, a
+ * replay with its reason in the append-only audit log, the read-only lists (custodian
+ * reports, runs, set-aside mail, notices, applications, withdrawals) against the
+ * database, the documents-per-minute chart, and a message's highlighted XML and the
+ * ledger rows it wrote.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +15,10 @@ import { startTestGateway, waitFor, type TestGateway } from './support/harness.t
 import { salaryAdjustment, PERSONS } from './support/documents.ts';
 import { postSignIn, signInToConsole, cookieOf, type ConsoleSession } from './support/console-session.ts';
 import { markDead } from '../src/ledger/messages.repository.ts';
+import { insertLines, insertRun } from '../src/ledger/debit-runs.repository.ts';
+import { recordSetAsideMail } from '../src/ledger/mail-set-aside.repository.ts';
+import { recordReportArrival } from '../src/ledger/report-deadlines.repository.ts';
+import { FIXED_NOW } from './support/harness.ts';
 
 const form = 'application/x-www-form-urlencoded';
 
@@ -164,5 +171,111 @@ describe('staff console', () => {
     assert.equal(out.statusCode, 303);
     assert.match(cookieOf(out.headers['set-cookie'], 'dg_staff_session'), /^dg_staff_session=$/);
     assert.equal((await inject({ url: '/console', headers: { cookie: fresh.cookie } })).statusCode, 303);
+  });
+
+  const rowsOf = (body: string, id: string) => [...(body.match(new RegExp(`<table id="${id}">([\\s\\S]*?)</table>`))?.[1] ?? '').matchAll(/<tr><td>/g)].length;
+  // A viewer of its own: the session test above ends every session of 'vera' it finds idle.
+  let reader: ConsoleSession | undefined;
+  const page = async (url: string) => {
+    reader ??= await signInToConsole(gateway.http!, 'vera', 'viewer-password');
+    const answer = await inject({ url, headers: { cookie: reader.cookie } });
+    assert.equal(answer.statusCode, 200, url);
+    return answer.body;
+  };
+  const count = async (text: string, params: unknown[] = []) => Number((await sql<{ n: string }>(text, params))[0]!.n);
+
+  test('the read-only lists show what the database holds, each linked from the overview and the navigation', async () => {
+    const id = await applied('CONSOLE-LIST-1', PERSONS.anna, '560000.00');
+    await gateway.deps.db.transaction((tx) => recordReportArrival(tx, { custodianId: 'demo-custodian', kind: 'Holdings', asOfDate: '2026-11-19', receivedAt: new Date('2026-11-20T06:00:00Z'), messageId: id }));
+    await recordSetAsideMail(gateway.deps.db, { mailMessageId: '<set-aside-1@example.test>', sender: 'stranger@example.test', subject: `About ${PERSONS.anna}`, reason: 'unknown-sender', detail: 'not a counterparty', folder: 'SetAside', receivedAt: FIXED_NOW });
+    await gateway.deps.db.transaction(async (tx) => {
+      const createdAt = FIXED_NOW;
+      await insertRun(tx, { runKey: '2026-Q3', custodianId: 'demo-custodian', kind: 'debit', runDate: '2026-10-05', createdAt,
+        held: [{ accountNumber: 'ACC-HELD-1', insuranceNumber: 'INS-HELD-1', reason: 'no custody values on or before 2026-09-30' }],
+        document: { documentId: 'DA-2026-Q3-demo-custodian', documentType: 'DebitAccounts', fileName: 'debit-run-2026-Q3.DebitAccounts.xml', body: '<DebitAccounts/>' } });
+      await insertLines(tx, '2026-Q3', 'demo-custodian', [
+        { accountNumber: 'ACC-1', insuranceNumber: 'INS-1', charge: 'FixedCharge', amount: '100.00', periodFrom: '2026-07-01', periodTo: '2026-09-30' },
+        { accountNumber: 'ACC-1', insuranceNumber: 'INS-1', charge: 'CapitalCharge', amount: '23.45', periodFrom: '2026-07-01', periodTo: '2026-09-30' },
+      ]);
+    });
+
+    const overview = await page('/console');
+    for (const link of ['/console/custodian-reports?status=late', '/console/custodian-reports?status=missing', '/console/mail-set-aside', '/console/applications?status=under-review',
+      '/console/withdrawal-requests?status=requested', '/console/payout-notices?unsent=true', '/console/runs', '/console/application-notices']) {
+      assert.ok(overview.includes(`href="${link.replace(/&/g, '&amp;')}"`), link);
+    }
+    for (const link of ['/console/custodian-reports', '/console/runs', '/console/mail-set-aside', '/console/payout-notices', '/console/application-notices', '/console/applications', '/console/withdrawal-requests']) {
+      assert.ok(overview.includes(`<a href="${link}">`), `navigation: ${link}`);
+    }
+
+    // The daily reports of the last 14 days: the same rows, statuses and arrival as the staff API's.
+    const reports = await page('/console/custodian-reports');
+    const api = (await inject({ url: '/api/custodian-reports', headers: { cookie: reader!.cookie } })).json() as { reports: { status: string; messageId: string | null }[] };
+    assert.equal(rowsOf(reports, 'daily-reports'), api.reports.length);
+    for (const status of ['on_time', 'late', 'missing', 'pending']) {
+      const shown = Number(reports.match(new RegExp(`data-status="${status}">[^<]*<strong>(\\d+)</strong>`))![1]);
+      assert.equal(shown, api.reports.filter((report) => report.status === status).length, status);
+    }
+    assert.ok(reports.includes(`href="/console/messages/${id}"`), 'the arrived report links to its message');
+    assert.match(reports, /id="annual-reports/);
+    const late = await page('/console/custodian-reports?status=late');
+    assert.ok(!/data-status="(on_time|missing|pending)">(on_time|missing|pending)</.test(late));
+    assert.match(await page('/console/custodian-reports?from=2026-02-30&status=lost'), /&quot;from&quot; must be a date/);
+
+    const runs = await page('/console/runs');
+    assert.equal(rowsOf(runs, 'runs'), await count('SELECT count(*) AS n FROM debit_runs'));
+    assert.match(runs, /debit-run-2026-Q3\.DebitAccounts\.xml/);
+    assert.match(runs, /<td>123\.45<\/td>/, 'the lines add up');
+    assert.match(runs, /<td>ACC-HELD-1<\/td><td>INS-HELD-1<\/td><td>no custody values on or before 2026-09-30<\/td>/);
+    assert.equal(rowsOf(await page('/console/runs?kind=payout'), 'runs'), await count(`SELECT count(*) AS n FROM debit_runs WHERE kind = 'payout'`));
+    assert.match(await page('/console/runs?kind=weekly'), /Kind &quot;weekly&quot; is not known/);
+
+    const mail = await page('/console/mail-set-aside');
+    assert.equal(rowsOf(mail, 'set-aside'), await count('SELECT count(*) AS n FROM mail_set_aside'));
+    assert.match(mail, /stranger@example\.test/);
+    assert.ok(!mail.includes(PERSONS.anna), 'a personnummer in a subject is masked');
+
+    const lists: [string, string, string][] = [
+      ['/console/payout-notices', 'payout-notices', 'SELECT count(*) AS n FROM payout_notices'],
+      ['/console/payout-notices?unsent=true', 'payout-notices', 'SELECT count(*) AS n FROM payout_notices WHERE sent_at IS NULL'],
+      ['/console/application-notices', 'application-notices', 'SELECT count(*) AS n FROM application_notices'],
+      ['/console/applications', 'applications', `SELECT count(*) AS n FROM applications WHERE status = 'under-review'`],
+      ['/console/applications?status=', 'applications', 'SELECT count(*) AS n FROM applications'],
+      ['/console/withdrawal-requests', 'withdrawal-requests', 'SELECT count(*) AS n FROM withdrawal_requests'],
+    ];
+    for (const [url, table, counted] of lists) assert.equal(rowsOf(await page(url), table), await count(counted), url);
+    assert.match(await page('/console/applications?status=lost'), /Status &quot;lost&quot; is not known/);
+  });
+
+  test('the overview charts the documents per minute of the last three hours, as many as the store holds', async () => {
+    await applied('CONSOLE-CHART-1', PERSONS.bertil, '570000.00');
+    const overview = await page('/console');
+    const chart = overview.match(/<svg id="per-minute"[\s\S]*?<\/svg>/)![0];
+    const minute = Math.floor(FIXED_NOW.getTime() / 60_000) * 60_000;
+    const from = new Date(minute - 179 * 60_000);
+    const received = await count('SELECT count(*) AS n FROM messages WHERE received_at >= $1 AND received_at < $2', [from, new Date(from.getTime() + 3 * 3_600_000)]);
+    assert.ok(received > 0);
+    assert.match(chart, new RegExp(`data-total="${received}"`));
+    const bars = [...chart.matchAll(/data-count="(\d+)"/g)].reduce((sum, bar) => sum + Number(bar[1]), 0);
+    assert.equal(bars, received);
+  });
+
+  test("a message's raw XML is indented and highlighted, still downloadable as received; its ledger rows are listed per table", async () => {
+    const id = await applied('CONSOLE-LEDGER-1', PERSONS.cecilia, '580000.00');
+    const detail = await page(`/console/messages/${id}`);
+    const raw = detail.match(/<pre id="raw">([\s\S]*?)<\/pre>/)![1]!;
+    assert.match(raw, /\n {2}<span class="xml-tag">&lt;Header<\/span><span class="xml-tag">&gt;<\/span>/, 'one element a line, indented');
+    assert.match(raw, /<span class="xml-attribute">xmlns<\/span>=<span class="xml-value">&quot;urn:se:depot-gateway:v1&quot;<\/span>/);
+    const download = await inject({ url: `/console/messages/${id}/raw`, headers: { cookie: reader!.cookie } });
+    const stored = await sql<{ raw: Buffer }>('SELECT raw FROM messages WHERE id = $1', [id]);
+    assert.deepEqual(download.rawPayload, stored[0]!.raw, 'the download is byte for byte');
+
+    const salaries = await count('SELECT count(*) AS n FROM salaries WHERE message_id = $1', [id]);
+    assert.ok(salaries > 0);
+    assert.match(detail, new RegExp(`<table class="ledger" data-table="salaries" data-total="${salaries}">`));
+    assert.match(detail, /580000/);
+    const tables = [...detail.matchAll(/data-table="([^"]+)" data-total="(\d+)"/g)];
+    for (const [, table, total] of tables) assert.equal(Number(total), await count(`SELECT count(*) AS n FROM ${table} WHERE message_id = $1`, [id]), table);
+    assert.ok(!tables.some(([, table]) => table === 'message_events' || table === 'document_keys'), 'the message store is shown elsewhere');
   });
 });

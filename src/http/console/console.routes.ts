@@ -3,10 +3,14 @@ import { isGatewayError } from '../../core/gateway-error.ts';
 import type { LoginThrottle } from '../login-throttle.ts';
 import type { HttpServerOptions } from '../server.ts';
 import { registerAuditPage } from './audit.page.ts';
+import { registerCustodianReportsPage } from './custodian-reports.page.ts';
 import { html } from './html.ts';
 import { CONSOLE_CSS, notice, page } from './layout.ts';
 import { registerMessagePages } from './messages.page.ts';
+import { registerMailAndNoticePages } from './mail-and-notices.page.ts';
 import { registerOverviewPage } from './overview.page.ts';
+import { registerReviewPages } from './reviews.page.ts';
+import { registerRunsPage } from './runs.page.ts';
 import { registerSignInRoutes } from './sign-in.routes.ts';
 import { isReadOnly, sameSecret, type StaffSessions } from './staff-sessions.ts';
 
@@ -66,6 +70,10 @@ export async function registerConsole(app: FastifyInstance, options: ConsoleOpti
     registerOverviewPage(scope, options);
     registerMessagePages(scope, options);
     registerAuditPage(scope, options);
+    registerCustodianReportsPage(scope, options);
+    registerRunsPage(scope, options);
+    registerMailAndNoticePages(scope, options);
+    registerReviewPages(scope, options);
   });
 }
 

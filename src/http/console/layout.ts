@@ -21,6 +21,13 @@ export function page(title: string, staff: StaffIdentity | null, body: Html): st
   ${staff ? html`<nav>
     <a href="/console">Overview</a>
     <a href="/console/messages">Messages</a>
+    <a href="/console/custodian-reports">Custodian reports</a>
+    <a href="/console/runs">Runs</a>
+    <a href="/console/mail-set-aside">Set-aside mail</a>
+    <a href="/console/payout-notices">Payout notices</a>
+    <a href="/console/application-notices">Application notices</a>
+    <a href="/console/applications">Applications</a>
+    <a href="/console/withdrawal-requests">Withdrawals</a>
     <a href="/console/audit">Audit log</a>
     <a href="/admin/queues">Queues</a>
   </nav>
@@ -39,8 +46,26 @@ ${body}
 `.text;
 }
 
-export function formatTime(at: Date | null | undefined): string {
-  return at ? at.toLocaleString('sv-SE', { timeZone: 'Europe/Stockholm' }) : '';
+export function formatTime(at: Date | string | null | undefined): string {
+  return at ? new Date(at).toLocaleString('sv-SE', { timeZone: 'Europe/Stockholm' }) : '';
+}
+
+/** One column of a list: its heading and what a row shows in it. */
+export type Column<Row> = readonly [heading: string, cell: (row: Row) => Html | string | number | null];
+
+/** A list as a table (`id` for tests and links), a row per item; `empty` when there is none. */
+export function listTable<Row>(id: string, rows: readonly Row[], columns: readonly Column<Row>[], empty: string): Html {
+  if (rows.length === 0) return html`<p id="${id}-none">${empty}</p>`;
+  return html`<table id="${id}"><tr>${columns.map(([heading]) => html`<th>${heading}</th>`)}</tr>
+${rows.map((row) => html`<tr>${columns.map(([, cell]) => html`<td>${cell(row)}</td>`)}</tr>`)}
+</table>`;
+}
+
+/** Links to the same list under other filters, the one shown marked. */
+export function choices(path: string, current: string, options: readonly (readonly [label: string, query: string])[]): Html {
+  return html`<p class="choices">${options.map(([label, query]) => (query === current
+    ? html`<strong>${label}</strong> `
+    : html`<a href="${query === '' ? path : `${path}?${query}`}">${label}</a> `))}</p>`;
 }
 
 /** A notice above a page's content: what went wrong with the request, or what was done. */
@@ -73,6 +98,18 @@ input, select, textarea, button { font: inherit; }
 .cards { display: flex; flex-wrap: wrap; gap: 1em; margin-bottom: 1em; }
 .card { background: #fff; border: 1px solid #d5d9de; padding: .6em 1em; min-width: 10em; }
 .card a { font-size: 1.6em; text-decoration: none; }
+.choices a, .choices strong { margin-right: .8em; }
+header nav { display: flex; flex-wrap: wrap; gap: .2em 0; }
+svg.chart { background: #fff; border: 1px solid #d5d9de; max-width: 100%; height: auto; }
+svg.chart .bar { fill: #1f3a5f; }
+svg.chart .axis { stroke: #1b1f24; }
+svg.chart .grid { stroke: #d5d9de; }
+svg.chart text { font-size: 10px; fill: #4a525c; }
+pre .xml-tag { color: #1f3a5f; font-weight: 600; }
+pre .xml-attribute { color: #8a4b08; }
+pre .xml-value { color: #175e2a; }
+pre .xml-comment { color: #6b7280; font-style: italic; }
+pre .xml-pi { color: #6b7280; }
 .sign-in { max-width: 22em; background: #fff; border: 1px solid #d5d9de; padding: 1em 1.4em; }
 .sign-in label { display: block; margin-bottom: .8em; }
 .sign-in input { width: 100%; box-sizing: border-box; }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, isGatewayError } from '../../core/gateway-error.ts';
 import { getRawDocument, listDuplicatesOf } from '../../ledger/console-messages.repository.ts';
 import { listDocumentKeys } from '../../ledger/document-keys.repository.ts';
+import { listLedgerChanges, type LedgerTableChanges } from '../../ledger/ledger-changes.repository.ts';
 import { getMessage, listEvents, type StoredMessage } from '../../ledger/messages.repository.ts';
 import { getResponse, listDeliveries } from '../../ledger/responses.repository.ts';
 import { appendStaffAudit } from '../../ledger/staff-audit.repository.ts';
@@ -9,18 +10,21 @@ import { replayMessage } from '../../pipeline/replay.ts';
 import type { HttpServerOptions } from '../server.ts';
 import { html, type Html } from './html.ts';
 import { formatTime, notice, page } from './layout.ts';
+import { highlightXml, prettyPrintXml } from './xml-view.ts';
 
 /**
  * One message in full, for the person looking into it: what it is and how it ended,
  * what it is about (its document keys, personal identity numbers unmasked — which is
  * why every view is written to the audit log), the raw document as received (shown
- * escaped, and downloadable byte for byte), the response, the status history, every
- * delivery attempt and the duplicate chain. An operator can replay a dead message
+ * indented and highlighted, and downloadable byte for byte), the response, the status
+ * history, every delivery attempt, the duplicate chain and the ledger rows the
+ * document wrote (per table, at most LEDGER_ROWS_SHOWN of each). An operator can replay a dead message
  * here, giving the reason; the replay and its reason go to the audit log, and so does
  * a refused one.
  */
 const MAX_SHOWN_BYTES = 1024 * 1024;
 const MAX_REASON_LENGTH = 1000;
+const LEDGER_ROWS_SHOWN = 20;
 
 export function registerMessageDetailPage(app: FastifyInstance, options: HttpServerOptions): void {
   const { deps } = options;
@@ -78,9 +82,9 @@ async function detailPage(
   notices: { errors?: readonly string[]; done?: readonly string[] },
 ): Promise<FastifyReply> {
   const { db } = options.deps;
-  const [current, keys, raw, response, events, deliveries, duplicates] = await Promise.all([
+  const [current, keys, raw, response, events, deliveries, duplicates, ledger] = await Promise.all([
     getMessage(db, message.id), listDocumentKeys(db, message.id), getRawDocument(db, message.id), getResponse(db, message.id),
-    listEvents(db, message.id), listDeliveries(db, message.id), listDuplicatesOf(db, message.id),
+    listEvents(db, message.id), listDeliveries(db, message.id), listDuplicatesOf(db, message.id), listLedgerChanges(db, message.id, LEDGER_ROWS_SHOWN),
   ]);
   const shown = current ?? message;
   const staff = request.staff!;
@@ -100,7 +104,7 @@ ${keys.length === 0 ? html`<p>No document keys recorded (not applied, or applied
     : html`<table id="keys"><tr><th>Kind</th><th>Value</th></tr>${keys.map((key) => html`<tr><td>${key.kind}</td><td>${key.value}</td></tr>`)}</table>`}
 <h2>Document as received</h2>
 ${raw?.raw ? html`<p><a id="download-raw" href="/console/messages/${shown.id}/raw">Download as received</a></p>
-<pre id="raw">${rawText(raw.raw)}</pre>` : html`<p>Kept in the document store: ${raw?.rawLocation ?? ''}</p>`}
+<pre id="raw">${highlightXml(prettyPrintXml(rawText(raw.raw)))}</pre>` : html`<p>Kept in the document store: ${raw?.rawLocation ?? ''}</p>`}
 <h2>Response</h2>
 ${response ? html`<p>${response.documentType}, ${response.fileName}, created ${formatTime(response.createdAt)}${response.deliveredAt ? `, delivered ${formatTime(response.deliveredAt)}` : ', not delivered yet'}
  · <a id="download-response" href="/console/messages/${shown.id}/response">Download</a></p>
@@ -110,6 +114,8 @@ ${response ? html`<p>${response.documentType}, ${response.fileName}, created ${f
 <h2>Deliveries</h2>
 ${deliveries.length === 0 ? html`<p>No delivery attempts.</p>` : html`<table id="deliveries"><tr><th>At</th><th>Channel</th><th>Target</th><th>Outcome</th><th>Error</th></tr>
 ${deliveries.map((delivery) => html`<tr><td>${formatTime(new Date(delivery.at))}</td><td>${delivery.channel}</td><td>${delivery.target ?? ''}</td><td>${delivery.outcome}</td><td>${delivery.error ?? ''}</td></tr>`)}</table>`}
+<h2>Ledger changes</h2>
+${ledgerChanges(ledger)}
 <p><a href="/console/audit?subject=${shown.id}">This message in the audit log</a></p>`;
   return reply.type('text/html; charset=utf-8').send(page(`Message ${shown.id}`, staff, body));
 }
@@ -120,6 +126,22 @@ function replayForm(id: string, csrfToken: string): Html {
   <label>Reason for the replay<br><textarea name="reason" rows="2" cols="60" maxlength="${MAX_REASON_LENGTH}" required></textarea></label><br>
   <button type="submit">Replay this dead message</button>
 </form>`;
+}
+
+/** The rows the document wrote, a table per ledger table, with how many there are in all. */
+function ledgerChanges(tables: readonly LedgerTableChanges[]): Html {
+  if (tables.length === 0) return html`<p id="ledger-none">No ledger rows carry this message's id.</p>`;
+  return html`${tables.map(({ table, total, rows }) => {
+    const columns = [...new Set(rows.flatMap((entry) => Object.keys(entry)))];
+    return html`<h3>${table} (${total} ${total === 1 ? 'row' : 'rows'}${total > rows.length ? `, the first ${rows.length} shown` : ''})</h3>
+<table class="ledger" data-table="${table}" data-total="${total}"><tr>${columns.map((column) => html`<th>${column}</th>`)}</tr>
+${rows.map((entry) => html`<tr>${columns.map((column) => html`<td>${cellText(entry[column])}</td>`)}</tr>`)}</table>`;
+  })}`;
+}
+
+function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
 function row(label: string, value: string): Html {

@@ -2,19 +2,26 @@ import type { FastifyInstance } from 'fastify';
 import { addDays, stockholmDate } from '../../core/calendar-date.ts';
 import { countDeadMessages, countMessagesOfDay, type DayCount } from '../../ledger/console-messages.repository.ts';
 import { listApplications } from '../../ledger/applications.repository.ts';
+import { countDocumentsPerMinute } from '../../ledger/documents-per-minute.repository.ts';
 import { listSetAsideMail } from '../../ledger/mail-set-aside.repository.ts';
+import { listWithdrawalRequests } from '../../ledger/withdrawal-requests.repository.ts';
+import { listPayoutNotices } from '../../pipeline/payout-notices.job.ts';
 import { expectedCustodians, listCustodianReports } from '../../pipeline/report-deadlines.job.ts';
 import type { HttpServerOptions } from '../server.ts';
 import { html, type Html } from './html.ts';
 import { page } from './layout.ts';
+import { perMinuteChart } from './per-minute-chart.ts';
 
 /**
  * The overview staff keep open all day: today's documents per counterparty and type
  * with their statuses, and what needs a person — dead messages, queue backlogs, late
  * and missing custodian reports (the last 14 days), mail set aside, applications
- * waiting for a manual review. Every number links to the list behind it.
+ * waiting for a manual review, withdrawals waiting for a decision, payout notices not
+ * mailed — and the documents received per minute over the last hours. Every number
+ * links to the list behind it.
  */
 const LIST_LIMIT = 1000;
+const CHART_HOURS = 3;
 const STATUS_COLUMNS = ['received', 'validated', 'applied', 'rejected', 'duplicate', 'dead'] as const;
 
 export function registerOverviewPage(app: FastifyInstance, options: HttpServerOptions): void {
@@ -23,12 +30,17 @@ export function registerOverviewPage(app: FastifyInstance, options: HttpServerOp
   app.get('/console', async (request, reply) => {
     const now = deps.clock();
     const today = stockholmDate(now);
-    const [day, dead, reports, setAside, reviews, depths] = await Promise.all([
+    const chartFrom = new Date(Math.floor(now.getTime() / 60_000) * 60_000 - (CHART_HOURS * 60 - 1) * 60_000);
+    const chartTo = new Date(chartFrom.getTime() + CHART_HOURS * 3_600_000);
+    const [day, dead, reports, setAside, reviews, withdrawals, payoutNotices, perMinute, depths] = await Promise.all([
       countMessagesOfDay(deps.db, today),
       countDeadMessages(deps.db),
       listCustodianReports(deps.db, custodians, { from: addDays(today, -14), to: today, statuses: ['late', 'missing'] }, now),
       listSetAsideMail(deps.db, LIST_LIMIT),
       listApplications(deps.db, { status: 'under-review' }, LIST_LIMIT),
+      listWithdrawalRequests(deps.db, 'requested', LIST_LIMIT),
+      listPayoutNotices(deps.db, { unsent: true }),
+      countDocumentsPerMinute(deps.db, chartFrom, chartTo),
       queues ? queues.counts() : undefined,
     ]);
     const late = reports.filter((report) => report.status === 'late').length;
@@ -36,11 +48,16 @@ export function registerOverviewPage(app: FastifyInstance, options: HttpServerOp
     const body = html`
 <div class="cards">
   ${card('Dead messages', dead, '/console/messages?status=dead', 'dead')}
-  ${card('Late custodian reports (14 days)', late, '/api/custodian-reports?status=late', 'late-reports')}
-  ${card('Missing custodian reports (14 days)', missing, '/api/custodian-reports?status=missing', 'missing-reports')}
-  ${card('Mail set aside', setAside.length, '/api/mail/set-aside', 'set-aside', setAside.length >= LIST_LIMIT)}
-  ${card('Waiting for manual review', reviews.length, '/api/applications?status=under-review', 'reviews', reviews.length >= LIST_LIMIT)}
+  ${card('Late custodian reports (14 days)', late, '/console/custodian-reports?status=late', 'late-reports')}
+  ${card('Missing custodian reports (14 days)', missing, '/console/custodian-reports?status=missing', 'missing-reports')}
+  ${card('Mail set aside', setAside.length, '/console/mail-set-aside', 'set-aside', setAside.length >= LIST_LIMIT)}
+  ${card('Waiting for manual review', reviews.length, '/console/applications?status=under-review', 'reviews', reviews.length >= LIST_LIMIT)}
+  ${card('Withdrawal requests, status requested', withdrawals.length, '/console/withdrawal-requests?status=requested', 'withdrawals', withdrawals.length >= LIST_LIMIT)}
+  ${card('Payout notices not mailed', payoutNotices.length, '/console/payout-notices?unsent=true', 'unsent-payout-notices')}
 </div>
+<p>Also: <a href="/console/runs">debit and payout runs</a> · <a href="/console/application-notices">application notices</a></p>
+<h2>Documents per minute, last ${CHART_HOURS} hours</h2>
+${perMinuteChart(perMinute, chartFrom, chartTo)}
 <h2>Today's documents (${today})</h2>
 ${dayTable(day, today)}
 <h2>Queues</h2>

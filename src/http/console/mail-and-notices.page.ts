@@ -1,0 +1,74 @@
+import type { FastifyInstance } from 'fastify';
+import { maskPersonalIdentityNumbers } from '../../core/identifiers.ts';
+import { listApplicationNotices, type ApplicationNoticeView } from '../../ledger/application-notices.repository.ts';
+import { listSetAsideMail, type SetAsideMailView } from '../../ledger/mail-set-aside.repository.ts';
+import { listPayoutNotices, type PayoutNoticeView } from '../../pipeline/payout-notices.job.ts';
+import type { HttpServerOptions } from '../server.ts';
+import { html } from './html.ts';
+import { choices, formatTime, listTable, page, type Column } from './layout.ts';
+
+/**
+ * What the gateway set aside or mailed for people, from the same listings as the staff
+ * API and the CLI: mail the mailbox channel set aside (why, and the folder it went to),
+ * the payout notices to the insured, and the notices that an application went to a
+ * manual review — each notice list whole or only those not mailed yet (`?unsent=true`).
+ * A personnummer in a mail subject is shown masked.
+ */
+const LIST_LIMIT = 1000;
+
+export function registerMailAndNoticePages(app: FastifyInstance, options: HttpServerOptions): void {
+  const { db } = options.deps;
+
+  app.get('/console/mail-set-aside', async (request, reply) => {
+    const mails = await listSetAsideMail(db, LIST_LIMIT);
+    const body = html`<p>Mail the mailbox channel did not take, newest first: it waits in the named mailbox folder for a person.</p>
+${listTable('set-aside', mails, MAIL_COLUMNS, 'No mail set aside.')}${more(mails.length)}`;
+    return reply.type('text/html; charset=utf-8').send(page('Set-aside mail', request.staff, body));
+  });
+
+  app.get<{ Querystring: { unsent?: string } }>('/console/payout-notices', async (request, reply) => {
+    const unsent = request.query.unsent === 'true';
+    const notices = await listPayoutNotices(db, { unsent });
+    const body = html`${unsentChoices('/console/payout-notices', unsent)}
+${listTable('payout-notices', notices, PAYOUT_COLUMNS, unsent ? 'Every payout notice is mailed.' : 'No payout notices.')}`;
+    return reply.type('text/html; charset=utf-8').send(page('Payout notices', request.staff, body));
+  });
+
+  app.get<{ Querystring: { unsent?: string } }>('/console/application-notices', async (request, reply) => {
+    const unsent = request.query.unsent === 'true';
+    const notices = await listApplicationNotices(db, { unsent, limit: LIST_LIMIT });
+    const body = html`${unsentChoices('/console/application-notices', unsent)}
+<p>Notices that an application went to a manual review, newest first.</p>
+${listTable('application-notices', notices, APPLICATION_NOTICE_COLUMNS, unsent ? 'Every notice is mailed.' : 'No application notices.')}${more(notices.length)}`;
+    return reply.type('text/html; charset=utf-8').send(page('Application notices', request.staff, body));
+  });
+}
+
+function unsentChoices(path: string, unsent: boolean) {
+  return choices(path, unsent ? 'unsent=true' : '', [['All', ''], ['Not mailed yet', 'unsent=true']]);
+}
+
+function more(shown: number) {
+  return shown >= LIST_LIMIT ? html`<p>The newest ${LIST_LIMIT} shown.</p>` : html``;
+}
+
+const MAIL_COLUMNS: readonly Column<SetAsideMailView>[] = [
+  ['Received', (mail) => formatTime(mail.receivedAt)], ['From', (mail) => mail.sender ?? '(unknown)'],
+  ['Subject', (mail) => maskPersonalIdentityNumbers(mail.subject)], ['Reason', (mail) => mail.reason], ['Detail', (mail) => mail.detail],
+  ['Folder', (mail) => mail.folder], ['Message-ID', (mail) => mail.mailMessageId],
+];
+
+const PAYOUT_COLUMNS: readonly Column<PayoutNoticeView>[] = [
+  ['Insurance', (notice) => notice.insuranceNumber], ['Insured', (notice) => notice.insuredName ?? ''], ['Account', (notice) => notice.accountNumber ?? ''],
+  ['Can begin', (notice) => notice.canBegin ?? ''], ['First month', (notice) => notice.firstMonth ?? ''],
+  ['First installment', (notice) => (notice.firstAmount ? `${notice.firstAmount} SEK by ${notice.payBy ?? ''}` : '')],
+  ['Recorded', (notice) => formatTime(notice.recordedAt)],
+  ['Mailed', (notice) => (notice.sentAt ? `${formatTime(notice.sentAt)} to ${notice.sentTo ?? ''}` : html`<span data-unsent>not yet</span>`)],
+];
+
+const APPLICATION_NOTICE_COLUMNS: readonly Column<ApplicationNoticeView>[] = [
+  ['Application', (notice) => notice.applicationId], ['Application status', (notice) => notice.applicationStatus], ['To', (notice) => notice.recipient],
+  ['Address', (notice) => notice.address ?? '(none known)'], ['Recorded', (notice) => formatTime(notice.recordedAt)],
+  ['Mailed', (notice) => (notice.sentAt ? `${formatTime(notice.sentAt)} to ${notice.sentTo ?? ''}` : html`<span data-unsent>not yet</span>`)],
+  ['Failed tries', (notice) => (notice.failedAttempts > 0 ? `${notice.failedAttempts}: ${notice.lastError ?? ''}` : '')],
+];

@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import { listRuns, type RunListEntry } from '../../ledger/run-list.repository.ts';
+import type { HttpServerOptions } from '../server.ts';
+import { html } from './html.ts';
+import { choices, formatTime, listTable, notice, page, type Column } from './layout.ts';
+
+/**
+ * The debit runs (a quarter, `2026-Q3`) and payout runs (a month, `2026-11`) the
+ * gateway made, newest first, one row per run and custodian: its DebitAccounts file —
+ * delivered where and when, or the failed attempts and the last error — what its lines
+ * add up to, and every account it held back with the reason (no custody values, no
+ * fee, no yield tax rate …), which the run made again once the facts are in debits.
+ */
+const RUN_LIMIT = 200;
+const KINDS = ['debit', 'payout'] as const;
+
+export function registerRunsPage(app: FastifyInstance, options: HttpServerOptions): void {
+  app.get<{ Querystring: { kind?: string } }>('/console/runs', async (request, reply) => {
+    const asked = request.query.kind ?? '';
+    const kind = KINDS.find((known) => known === asked);
+    const bad = asked !== '' && !kind;
+    const runs = bad ? [] : await listRuns(options.deps.db, { kind, limit: RUN_LIMIT });
+    const held = runs.flatMap((run) => run.held.map((account) => ({ run, ...account })));
+    const body = html`${choices('/console/runs', bad ? '' : `${asked === '' ? '' : `kind=${asked}`}`, [['All runs', ''], ['Debit runs', 'kind=debit'], ['Payout runs', 'kind=payout']])}
+${notice('error', bad ? [`Kind "${asked}" is not known; one of ${KINDS.join(', ')}.`] : [])}
+${listTable('runs', runs, RUN_COLUMNS, 'No runs made yet.')}
+${runs.length >= RUN_LIMIT ? html`<p>The newest ${RUN_LIMIT} shown.</p>` : ''}
+<h2>Accounts held back</h2>
+${listTable('held', held, HELD_COLUMNS, 'No account held back.')}`;
+    return reply.type('text/html; charset=utf-8').send(page('Debit and payout runs', request.staff, body));
+  });
+}
+
+const RUN_COLUMNS: readonly Column<RunListEntry>[] = [
+  ['Run', (run) => run.runKey], ['Kind', (run) => run.kind], ['Custodian', (run) => run.custodianId], ['Run day', (run) => run.runDate],
+  ['Made', (run) => formatTime(run.createdAt)], ['File', (run) => run.document?.fileName ?? '(none: every account held back)'],
+  ['Lines', (run) => html`<span class="number">${run.lines}</span>`], ['Total (SEK)', (run) => run.total],
+  ['Delivered', (run) => (!run.document ? '' : run.document.deliveredAt
+    ? `${formatTime(run.document.deliveredAt)} to ${run.document.deliveryTarget ?? ''}`
+    : html`<span class="status-dead">not yet</span>${run.document.attempts > 0 ? ` (${run.document.attempts} failed: ${run.document.lastError ?? ''})` : ''}`)],
+  ['Held back', (run) => run.held.length],
+];
+
+const HELD_COLUMNS: readonly Column<RunListEntry['held'][number] & { run: RunListEntry }>[] = [
+  ['Run', (entry) => entry.run.runKey], ['Custodian', (entry) => entry.run.custodianId], ['Account', (entry) => entry.accountNumber],
+  ['Insurance', (entry) => entry.insuranceNumber], ['Why', (entry) => entry.reason],
+];
