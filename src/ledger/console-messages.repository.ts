@@ -77,16 +77,20 @@ export async function searchMessages(sql: Sql, filter: ConsoleMessageFilter): Pr
   if (filter.receivedTo) add((p) => `m.received_at < ${dayStart(`${p}::date + 1`)}`, filter.receivedTo);
   if (filter.fileName) add((p) => `(m.external_id = ${p} OR m.metadata->>'fileName' = ${p})`, filter.fileName);
   if (filter.headerMessageId) add((p) => `m.header_message_id = ${p}`, filter.headerMessageId);
-  if (filter.beforeSeq) add((p) => `m.seq < ${p}`, filter.beforeSeq);
+  // A key search walks the key's index backwards from its newest entry: a key has one row
+  // per message, carrying the message's seq, so the index orders and pages it and only a
+  // page's messages are read — whether the key names ten messages or seventy thousand.
+  const seq = filter.key ? 'k.seq' : 'm.seq';
+  if (filter.beforeSeq) add((p) => `${seq} < ${p}`, filter.beforeSeq);
   let from = 'messages m';
   if (filter.key) {
-    // Through the key's index, newest first: the keys' own seq orders and pages the search.
-    params.push(filter.key.kind, filter.key.value);
-    from = `(SELECT DISTINCT message_id FROM document_keys WHERE kind = $${params.length - 1} AND value = $${params.length}) k JOIN messages m ON m.id = k.message_id`;
+    add((p) => `k.kind = ${p}`, filter.key.kind);
+    add((p) => `k.value = ${p}`, filter.key.value);
+    from = 'document_keys k JOIN messages m ON m.id = k.message_id';
   }
   params.push(filter.limit);
   const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
-  const { rows } = await sql.query<Row>(`SELECT ${COLUMNS} FROM ${from} ${where} ORDER BY m.seq DESC LIMIT $${params.length}`, params);
+  const { rows } = await sql.query<Row>(`SELECT ${COLUMNS} FROM ${from} ${where} ORDER BY ${seq} DESC LIMIT $${params.length}`, params);
   return rows.map(toConsoleMessage);
 }
 
