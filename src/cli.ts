@@ -7,6 +7,7 @@ import { EXIT, reportError } from './cli/output.ts';
 import { registerApplicationsCommand } from './cli/applications.command.ts';
 import { registerWithdrawalsCommand } from './cli/withdrawals.command.ts';
 import { registerPowersOfAttorneyCommand } from './cli/powers-of-attorney.command.ts';
+import { registerCompanySignatoriesCommand } from './cli/company-signatories.command.ts';
 import { registerApplicationNoticesCommand } from './cli/application-notices.command.ts';
 import { isGatewayError } from './core/gateway-error.ts';
 
@@ -135,6 +136,7 @@ registerApplicationNoticesCommand(program);
 registerApplicationsCommand(program);
 registerWithdrawalsCommand(program);
 registerPowersOfAttorneyCommand(program);
+registerCompanySignatoriesCommand(program);
 
 program
   .command('hash-secret')

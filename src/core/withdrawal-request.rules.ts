@@ -39,14 +39,14 @@ export function requestProblems(input: { bounds: WithdrawalBounds; amount: strin
   return problems;
 }
 
-export type SignatoryRole = 'policyholder' | 'insured';
+export type SignatoryRole = 'policyholder' | 'insured' | 'company-signatory';
 
 export interface Signatory {
   readonly role: SignatoryRole;
   readonly personalNumber: string;
 }
 
-/** Who must sign: the policyholder, and the insured when another person. An organisation policyholder's signatories are not in the ledger: undefined. */
+/** Who must sign: the policyholder, and the insured when another person. An organisation policyholder: undefined (its company signatories sign: company-signatories.rules.ts). */
 export function signatoriesOf(policyholder: string, insured: string): Signatory[] | undefined {
   if (!/^\d{12}$/.test(policyholder)) return undefined;
   const policyholderSigns: Signatory = { role: 'policyholder', personalNumber: policyholder };

@@ -282,12 +282,13 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
     properties: {
       signCaseId: { type: 'string' },
       requestId: { type: 'string' },
-      complete: { type: 'boolean', description: 'Every signatory has signed' },
+      complete: { type: 'boolean', description: 'Every signatory has signed (of company signatories: as many as companySignaturesRequired)' },
+      companySignaturesRequired: { type: ['integer', 'null'], description: 'An organisation policyholder: how many of its company signatories must sign; null otherwise' },
       signatories: {
         type: 'array',
         items: {
           type: 'object', required: ['role', 'personalNumber', 'signed', 'signedAt'],
-          properties: { role: { type: 'string', enum: ['policyholder', 'insured'] }, personalNumber: { type: 'string' }, signed: { type: 'boolean' }, signedAt: { type: ['string', 'null'], format: 'date-time' } },
+          properties: { role: { type: 'string', enum: ['policyholder', 'insured', 'company-signatory'] }, personalNumber: { type: 'string' }, signed: { type: 'boolean' }, signedAt: { type: ['string', 'null'], format: 'date-time' } },
         },
       },
     },

@@ -27,6 +27,7 @@ import { registerApplicationNoticeRoutes } from './application-notices.routes.ts
 import { registerMailSetAsideRoutes } from './mail-set-aside.routes.ts';
 import { registerRestApi } from './rest-api.ts';
 import { registerPowerOfAttorneyRoutes } from './powers-of-attorney.routes.ts';
+import { registerCompanySignatoryRoutes } from './company-signatories.routes.ts';
 import { registerApplicationReviewRoutes } from './application-review.routes.ts';
 import { registerWithdrawalReviewRoutes } from './withdrawal-review.routes.ts';
 import { registerChannelHealthRoutes } from './channel-health.routes.ts';
@@ -126,6 +127,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     await registerApplicationNoticeRoutes(staff, options);
     await registerMailSetAsideRoutes(staff, options);
     await registerPowerOfAttorneyRoutes(staff, options);
+    await registerCompanySignatoryRoutes(staff, options);
     await registerApplicationReviewRoutes(staff, options);
     await registerWithdrawalReviewRoutes(staff, options);
     await registerMetricsRoutes(staff, options);

@@ -6,6 +6,7 @@ import { animatedQrData, qrSecondsSince } from '../bankid/qr-code.ts';
 import { checkSignatory } from '../bankid/signatory-check.ts';
 import { decideAccess, type ApiCaller } from '../core/access.policy.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
+import { isFullySigned } from '../core/company-signatories.rules.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import type { SignatoryRole } from '../core/withdrawal-request.rules.ts';
 import type { Database } from '../ledger/database.ts';
@@ -34,6 +35,9 @@ import { callerOf, notAvailable } from './api-auth.ts';
  * - A repeat of Sign while an order of that signatory is pending returns the pending
  *   order (200, same orderRef) once BankID says it is still pending; an order that has
  *   ended meanwhile is recorded and a new one started (201).
+ * - An organisation policyholder's company signatories share the role
+ *   `company-signatory`; Sign names which of them signs (personalNumber), and the case
+ *   completes once the required count of them, and the insured, have signed.
  * - The last signature of an approved request orders the withdrawal in the same
  *   transaction (withdrawal-order.ts).
  */
@@ -82,7 +86,8 @@ export async function registerSignCaseRoutes(app: FastifyInstance, options: Sign
       body: {
         type: 'object', additionalProperties: false, required: ['role'],
         properties: {
-          role: { type: 'string', enum: ['policyholder', 'insured'] },
+          role: { type: 'string', enum: ['policyholder', 'insured', 'company-signatory'] },
+          personalNumber: { type: 'string', pattern: '^[0-9]{12}$', description: 'Which company signatory signs (of role company-signatory)' },
           endUserIp: { type: 'string', minLength: 2, maxLength: 45, description: "The signing person's IP address as the calling interface sees it; default: the caller's" },
         },
       },
@@ -90,24 +95,21 @@ export async function registerSignCaseRoutes(app: FastifyInstance, options: Sign
     },
   }, async (request, reply) => {
     const signCase = await visibleCase(request);
-    const { role, endUserIp } = request.body as { role: SignatoryRole; endUserIp?: string };
-    const signatory = signCase.signatories.find((s) => s.role === role);
-    if (!signatory) throw new GatewayError('REQUEST_INVALID', `The sign case has no ${role} to sign: its signatories are ${signCase.signatories.map((s) => s.role).join(', ')}.`);
-    if (signCase.requestStatus === 'rejected') throw new GatewayError('SIGN_CASE_CLOSED', 'The withdrawal request was rejected; there is nothing to sign.');
-    if (signatory.signedAt) throw new GatewayError('SIGN_CASE_CLOSED', `The ${role} signed at ${signatory.signedAt}.`);
+    const { role, personalNumber, endUserIp } = request.body as { role: SignatoryRole; personalNumber?: string; endUserIp?: string };
+    const signatory = signatoryToSign(signCase, role, personalNumber);
     const client = bankid();
-    const pending = await pendingSignOrder(db, signCase.signCaseId, role);
+    const pending = await pendingSignOrder(db, signCase.signCaseId, role, signatory.personalNumber);
     if (pending) {
       const outcome = await collectAndRecord(signCase, pending);
       if (outcome.status === 'pending') return reply.code(200).send(orderView(pending, clock()));
       if (outcome.status === 'complete') throw new GatewayError('SIGN_CASE_CLOSED', `The ${role} has just signed.`);
     }
     const order = await askBankId(() => client.sign({ endUserIp: endUserIp ?? request.ip, visibleText: signCase.visibleText, visibleTextFormat: 'simpleMarkdownV1' }));
-    const started: SignOrderRecord = { ...order, role, startedAt: clock(), status: 'pending', hintCode: null, reason: null, signedBy: null };
+    const started: SignOrderRecord = { ...order, role, personalNumber: signatory.personalNumber, startedAt: clock(), status: 'pending', hintCode: null, reason: null, signedBy: null };
     if (!(await insertSignOrder(db, { ...started, signCaseId: signCase.signCaseId, endUserIp: endUserIp ?? request.ip }))) {
       // Another Sign of the same signatory got there first: keep that one, end ours.
       await client.cancel(order.orderRef).catch(() => undefined);
-      const winner = await pendingSignOrder(db, signCase.signCaseId, role);
+      const winner = await pendingSignOrder(db, signCase.signCaseId, role, signatory.personalNumber);
       if (winner) return reply.code(200).send(orderView(winner, clock()));
     }
     return reply.code(201).send(orderView(started, clock()));
@@ -137,7 +139,7 @@ export async function registerSignCaseRoutes(app: FastifyInstance, options: Sign
     const collected: CollectResponseBody = await askBankId(() => bankid().collect(order.orderRef));
     const now = clock();
     const base = { orderRef: order.orderRef, role: order.role };
-    const expected = signCase.signatories.find((s) => s.role === order.role)!;
+    const expected = signCase.signatories.find((s) => s.role === order.role && s.personalNumber === order.personalNumber)!;
     if (collected.status === 'pending') {
       await recordOrderOutcome(db, order.orderRef, { status: 'pending', hintCode: collected.hintCode }, now);
       return { ...base, status: 'pending', hintCode: collected.hintCode, message: personStatusOf(collected).message };
@@ -155,7 +157,7 @@ export async function registerSignCaseRoutes(app: FastifyInstance, options: Sign
     }
     const documents = await db.transaction(async (tx) => {
       await recordOrderOutcome(tx, order.orderRef, { status: 'complete', completionData: check.completionData }, now);
-      if (!(await markSignatorySigned(tx, signCase.signCaseId, order.role, order.orderRef, now))) return [];
+      if (!(await markSignatorySigned(tx, signCase.signCaseId, expected, order.orderRef, now))) return [];
       await addWithdrawalEvent(tx, signCase.requestId, 'signed', now, `bankid:${check.completionData.user.personalNumber}`, order.role);
       return orderWithdrawalIfReady(tx, options.runDeps, signCase.requestId, now);
     });
@@ -178,6 +180,27 @@ export async function registerSignCaseRoutes(app: FastifyInstance, options: Sign
         return order.status satisfies never;
     }
   }
+}
+
+/**
+ * The signatory a Sign is for: by role, and by personnummer among an organisation's
+ * company signatories (needed when it has more than one). Refused once they have signed,
+ * once enough company signatories have, or when the request was rejected.
+ */
+function signatoryToSign(signCase: SignCaseRecord, role: SignatoryRole, personalNumber: string | undefined): SignCaseRecord['signatories'][number] {
+  const ofRole = signCase.signatories.filter((s) => s.role === role);
+  const chosen = ofRole.filter((s) => personalNumber === undefined || s.personalNumber === personalNumber);
+  if (ofRole.length === 0) throw new GatewayError('REQUEST_INVALID', `The sign case has no ${role} to sign: its signatories are ${[...new Set(signCase.signatories.map((s) => s.role))].join(', ')}.`);
+  if (chosen.length === 0) throw new GatewayError('REQUEST_INVALID', `${personalNumber} is not a ${role} of the sign case: GET /SignCase/${signCase.signCaseId} lists them.`);
+  if (chosen.length > 1) throw new GatewayError('REQUEST_INVALID', `The sign case has ${chosen.length} of role ${role}: give personalNumber, which of them signs.`);
+  const signatory = chosen[0]!;
+  if (signCase.requestStatus === 'rejected') throw new GatewayError('SIGN_CASE_CLOSED', 'The withdrawal request was rejected; there is nothing to sign.');
+  if (signatory.signedAt) throw new GatewayError('SIGN_CASE_CLOSED', `The ${role} signed at ${signatory.signedAt}.`);
+  const companySigned = ofRole.filter((s) => s.signedAt !== null).length;
+  if (role === 'company-signatory' && companySigned >= (signCase.companySignaturesRequired ?? 0)) {
+    throw new GatewayError('SIGN_CASE_CLOSED', `${companySigned} company signatories have signed, as many as must.`);
+  }
+  return signatory;
 }
 
 /** BankID's answer, or SIGNING_UNAVAILABLE with its error code when it has none to give. */
@@ -207,7 +230,8 @@ function qrDataNow(order: Pick<SignOrderRecord, 'qrStartToken' | 'qrStartSecret'
 
 function caseView(signCase: SignCaseRecord) {
   return {
-    signCaseId: signCase.signCaseId, requestId: signCase.requestId, complete: signCase.signatories.every((s) => s.signedAt !== null),
+    signCaseId: signCase.signCaseId, requestId: signCase.requestId, complete: isFullySigned(signCase.signatories, signCase.companySignaturesRequired),
+    companySignaturesRequired: signCase.companySignaturesRequired,
     signatories: signCase.signatories.map((s) => ({ role: s.role, personalNumber: s.personalNumber, signed: s.signedAt !== null, signedAt: s.signedAt })),
   };
 }

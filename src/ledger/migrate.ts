@@ -27,6 +27,7 @@ import * as payoutStart from './migrations/0024-payout-start.ts';
 import * as staffConsole from './migrations/0026-staff-console.ts';
 import * as withdrawalRequests from './migrations/0027-withdrawal-requests.ts';
 import * as deathBenefits from './migrations/0029-death-benefits.ts';
+import * as companySignatories from './migrations/0028-company-signatories.ts';
 
 export interface Migration {
   readonly version: number;
@@ -64,6 +65,7 @@ export const MIGRATIONS: readonly Migration[] = [
   staffConsole,
   withdrawalRequests,
   deathBenefits,
+  companySignatories,
 ];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */

@@ -3,7 +3,8 @@ import type { CompletionData } from '../bankid/bankid-protocol.ts';
 import type { SignatoryRole } from '../core/withdrawal-request.rules.ts';
 
 /**
- * Sign cases (migration 0027): the signatories of a withdrawal request by role, and
+ * Sign cases (migrations 0027, 0028): the signatories of a withdrawal request by role
+ * and personnummer (an organisation's company signatories share a role), and
  * every BankID order started for one of them with its last collected status. A
  * signatory counts as signed once an order completed by that very person (the
  * personnummer of the completion data) is recorded as theirs.
@@ -21,12 +22,16 @@ export interface SignCaseRecord {
   readonly customerId: string;
   readonly custodianId: string;
   readonly requestStatus: string;
+  /** How many company signatories must sign; null when the policyholder is a person. */
+  readonly companySignaturesRequired: number | null;
   readonly signatories: readonly SignCaseSignatory[];
 }
 
 export interface SignOrderRecord {
   readonly orderRef: string;
   readonly role: SignatoryRole;
+  /** The signatory the order is for (expected to sign it). */
+  readonly personalNumber: string;
   readonly startedAt: Date;
   readonly autoStartToken: string;
   readonly qrStartToken: string;
@@ -41,7 +46,8 @@ export interface SignOrderRecord {
 export async function findSignCase(sql: Sql, signCaseId: string): Promise<SignCaseRecord | undefined> {
   const { rows } = await sql.query<Omit<SignCaseRecord, 'signatories'>>(
     `SELECT c.sign_case_id AS "signCaseId", c.request_id AS "requestId", c.visible_text AS "visibleText", r.customer_id AS "customerId",
-            a.custodian_id AS "custodianId", r.status AS "requestStatus"
+            a.custodian_id AS "custodianId", r.status AS "requestStatus",
+            c.company_signatures_required AS "companySignaturesRequired"
        FROM sign_cases c JOIN withdrawal_requests r ON r.request_id = c.request_id
        JOIN insurances i ON i.insurance_number = r.insurance_number JOIN custody_accounts a ON a.account_number = i.custody_account
       WHERE c.sign_case_id = $1`, [signCaseId],
@@ -50,16 +56,18 @@ export async function findSignCase(sql: Sql, signCaseId: string): Promise<SignCa
   if (!found) return undefined;
   const signatories = await sql.query<{ role: SignatoryRole; personalNumber: string; signedAt: Date | string | null }>(
     `SELECT role, personal_number AS "personalNumber", signed_at AS "signedAt" FROM sign_case_signatories
-      WHERE sign_case_id = $1 ORDER BY CASE role WHEN 'policyholder' THEN 0 ELSE 1 END`, [signCaseId],
+      WHERE sign_case_id = $1 ORDER BY CASE role WHEN 'policyholder' THEN 0 WHEN 'company-signatory' THEN 1 ELSE 2 END, personal_number`, [signCaseId],
   );
   return { ...found, signatories: signatories.rows.map((s) => ({ ...s, signedAt: s.signedAt instanceof Date ? s.signedAt.toISOString() : s.signedAt })) };
 }
 
-const ORDER = `order_ref AS "orderRef", role, started_at AS "startedAt", auto_start_token AS "autoStartToken", qr_start_token AS "qrStartToken",
+const ORDER = `order_ref AS "orderRef", role, personal_number AS "personalNumber", started_at AS "startedAt", auto_start_token AS "autoStartToken", qr_start_token AS "qrStartToken",
   qr_start_secret AS "qrStartSecret", status, hint_code AS "hintCode", reason, completion_data->'user'->>'personalNumber' AS "signedBy"`;
 
-export async function pendingSignOrder(sql: Sql, signCaseId: string, role: SignatoryRole): Promise<SignOrderRecord | undefined> {
-  const { rows } = await sql.query<SignOrderRecord>(`SELECT ${ORDER} FROM sign_orders WHERE sign_case_id = $1 AND role = $2 AND status = 'pending'`, [signCaseId, role]);
+export async function pendingSignOrder(sql: Sql, signCaseId: string, role: SignatoryRole, personalNumber: string): Promise<SignOrderRecord | undefined> {
+  const { rows } = await sql.query<SignOrderRecord>(
+    `SELECT ${ORDER} FROM sign_orders WHERE sign_case_id = $1 AND role = $2 AND personal_number = $3 AND status = 'pending'`, [signCaseId, role, personalNumber],
+  );
   return rows[0];
 }
 
@@ -72,6 +80,7 @@ export interface NewSignOrder {
   readonly orderRef: string;
   readonly signCaseId: string;
   readonly role: SignatoryRole;
+  readonly personalNumber: string;
   readonly startedAt: Date;
   readonly endUserIp: string;
   readonly autoStartToken: string;
@@ -82,9 +91,9 @@ export interface NewSignOrder {
 /** Records a started order; false when another order of the signatory is pending already (a concurrent Sign). */
 export async function insertSignOrder(sql: Sql, order: NewSignOrder): Promise<boolean> {
   const { rows } = await sql.query(
-    `INSERT INTO sign_orders (order_ref, sign_case_id, role, started_at, end_user_ip, auto_start_token, qr_start_token, qr_start_secret)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING order_ref`,
-    [order.orderRef, order.signCaseId, order.role, order.startedAt, order.endUserIp, order.autoStartToken, order.qrStartToken, order.qrStartSecret],
+    `INSERT INTO sign_orders (order_ref, sign_case_id, role, started_at, end_user_ip, auto_start_token, qr_start_token, qr_start_secret, personal_number)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING order_ref`,
+    [order.orderRef, order.signCaseId, order.role, order.startedAt, order.endUserIp, order.autoStartToken, order.qrStartToken, order.qrStartSecret, order.personalNumber],
   );
   return rows.length > 0;
 }
@@ -107,10 +116,10 @@ export async function recordOrderOutcome(sql: Sql, orderRef: string, outcome: Or
 }
 
 /** The signatory has signed with this order; false when they had signed already. */
-export async function markSignatorySigned(sql: Sql, signCaseId: string, role: SignatoryRole, orderRef: string, at: Date): Promise<boolean> {
+export async function markSignatorySigned(sql: Sql, signCaseId: string, signatory: { role: SignatoryRole; personalNumber: string }, orderRef: string, at: Date): Promise<boolean> {
   const { rows } = await sql.query(
-    `UPDATE sign_case_signatories SET signed_at = $4, order_ref = $3 WHERE sign_case_id = $1 AND role = $2 AND signed_at IS NULL RETURNING role`,
-    [signCaseId, role, orderRef, at],
+    `UPDATE sign_case_signatories SET signed_at = $4, order_ref = $3 WHERE sign_case_id = $1 AND role = $2 AND personal_number = $5 AND signed_at IS NULL RETURNING role`,
+    [signCaseId, signatory.role, orderRef, at, signatory.personalNumber],
   );
   return rows.length > 0;
 }

@@ -1,7 +1,8 @@
 import type { Sql } from './database.ts';
 import type { BankAccount } from '../core/bank-account.ts';
 import type { IsoDate } from '../core/calendar-date.ts';
-import type { Signatory, StoredWithdrawalStatus, WithdrawalStatus } from '../core/withdrawal-request.rules.ts';
+import { isFullySigned } from '../core/company-signatories.rules.ts';
+import type { Signatory, SignatoryRole, StoredWithdrawalStatus, WithdrawalStatus } from '../core/withdrawal-request.rules.ts';
 
 /**
  * Withdrawal requests (migration 0027): made with their sign case in one transaction,
@@ -22,6 +23,8 @@ export interface NewWithdrawalRequest {
   readonly note?: string;
   readonly visibleText: string;
   readonly signatories: readonly Signatory[];
+  /** How many company signatories must sign (an organisation policyholder); null otherwise. */
+  readonly companySignaturesRequired?: number | null;
 }
 
 export interface WithdrawalEvent {
@@ -55,8 +58,8 @@ export async function insertWithdrawalRequest(tx: Sql, request: NewWithdrawalReq
     [request.requestId, request.insuranceNumber, request.customerId, request.amount, request.account.digits, request.account.bankName, request.requestedAt, request.requestedBy],
   );
   await addWithdrawalEvent(tx, request.requestId, 'requested', request.requestedAt, request.requestedBy, request.note ?? null);
-  await tx.query('INSERT INTO sign_cases (sign_case_id, request_id, visible_text, created_at) VALUES ($1, $2, $3, $4)',
-    [request.signCaseId, request.requestId, request.visibleText, request.requestedAt]);
+  await tx.query('INSERT INTO sign_cases (sign_case_id, request_id, visible_text, created_at, company_signatures_required) VALUES ($1, $2, $3, $4, $5)',
+    [request.signCaseId, request.requestId, request.visibleText, request.requestedAt, request.companySignaturesRequired ?? null]);
   for (const signatory of request.signatories) {
     await tx.query('INSERT INTO sign_case_signatories (sign_case_id, role, personal_number) VALUES ($1, $2, $3)',
       [request.signCaseId, signatory.role, signatory.personalNumber]);
@@ -114,13 +117,17 @@ export async function listWithdrawalRequests(sql: Sql, status: StoredWithdrawalS
 
 /** The request locked for a change in the caller's transaction. */
 export async function lockWithdrawalRequest(tx: Sql, requestId: string): Promise<{ status: StoredWithdrawalStatus; decision: 'approved' | 'rejected' | null; fullySigned: boolean } | undefined> {
-  const { rows } = await tx.query<{ status: StoredWithdrawalStatus; decision: 'approved' | 'rejected' | null; unsigned: number }>(
-    `SELECT r.status, r.decision,
-            (SELECT count(*)::int FROM sign_case_signatories s JOIN sign_cases c ON c.sign_case_id = s.sign_case_id WHERE c.request_id = r.request_id AND s.signed_at IS NULL) AS unsigned
-       FROM withdrawal_requests r WHERE r.request_id = $1 FOR UPDATE`, [requestId],
+  const { rows } = await tx.query<{ status: StoredWithdrawalStatus; decision: 'approved' | 'rejected' | null }>(
+    'SELECT status, decision FROM withdrawal_requests WHERE request_id = $1 FOR UPDATE', [requestId],
   );
   const row = rows[0];
-  return row ? { status: row.status, decision: row.decision, fullySigned: row.unsigned === 0 } : undefined;
+  if (!row) return undefined;
+  // Read after the lock, in a statement of its own: it sees a signature committed by whoever held the lock before.
+  const signatures = await tx.query<{ role: SignatoryRole; signedAt: Date | null; required: number | null }>(
+    `SELECT s.role, s.signed_at AS "signedAt", c.company_signatures_required AS required
+       FROM sign_cases c JOIN sign_case_signatories s ON s.sign_case_id = c.sign_case_id WHERE c.request_id = $1`, [requestId],
+  );
+  return { status: row.status, decision: row.decision, fullySigned: isFullySigned(signatures.rows, signatures.rows[0]?.required ?? null) };
 }
 
 export async function recordDecision(tx: Sql, requestId: string, decision: 'approved' | 'rejected', by: string, reason: string, at: Date): Promise<void> {

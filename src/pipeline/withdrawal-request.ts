@@ -1,11 +1,13 @@
 import { ulid } from 'ulid';
 import { parseBankAccount, type BankAccount } from '../core/bank-account.ts';
-import { stockholmDate } from '../core/calendar-date.ts';
+import { stockholmDate, type IsoDate } from '../core/calendar-date.ts';
+import { companySigningOf, inForceOn } from '../core/company-signatories.rules.ts';
 import type { YieldTaxRateTable } from '../core/charges/yield-tax-rates.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import { withdrawalBounds } from '../core/withdrawal-information.rules.ts';
-import { requestProblems, signatoriesOf, withdrawalSignText, type RequestProblem } from '../core/withdrawal-request.rules.ts';
-import type { Database } from '../ledger/database.ts';
+import { requestProblems, signatoriesOf, withdrawalSignText, type RequestProblem, type Signatory } from '../core/withdrawal-request.rules.ts';
+import { companySigningRegister } from '../ledger/company-signatories.repository.ts';
+import type { Database, Sql } from '../ledger/database.ts';
 import { isValidatedAccount } from '../ledger/withdrawal-accounts.repository.ts';
 import { withdrawalFactsOf } from '../ledger/withdrawal-information.repository.ts';
 import { insertWithdrawalRequest, lockInsuranceForRequest } from '../ledger/withdrawal-requests.repository.ts';
@@ -55,18 +57,26 @@ export async function makeWithdrawalRequest(
       accountValidated: await isValidatedAccount(tx, insurance.policyholder, account.digits), accountDigits: account.digits,
     });
     const insured = await tx.query<{ insured: string }>('SELECT insured_pin AS insured FROM insurances WHERE insurance_number = $1', [insurance.insuranceNumber]);
-    const signatories = signatoriesOf(insurance.policyholder, insured.rows[0]!.insured);
-    if (!signatories) problems.unshift({ path: '$.insuranceNumber', code: 'WITHDRAWAL_NOT_ALLOWED', message: 'The policyholder is an organisation: its company signatories are not recorded, so no sign case can be made for it.' });
-    if (problems.length > 0 || !signatories) return { made: false, problems };
+    const signing = await signingOf(tx, insurance.policyholder, insured.rows[0]!.insured, today);
+    if (!signing.ok) problems.unshift({ path: '$.insuranceNumber', code: 'WITHDRAWAL_NOT_ALLOWED', message: signing.message });
+    if (problems.length > 0 || !signing.ok) return { made: false, problems };
     const stamp = ulid(now.getTime());
     const requestId = `WR-${stamp}`;
     await insertWithdrawalRequest(tx, {
       requestId, signCaseId: `SC-${stamp}`, insuranceNumber: insurance.insuranceNumber, customerId: insurance.policyholder, amount: input.amount,
-      account, requestedAt: now, requestedBy: input.requestedBy, signatories, ...(input.note ? { note: input.note } : {}),
+      account, requestedAt: now, requestedBy: input.requestedBy, signatories: signing.signatories, companySignaturesRequired: signing.required, ...(input.note ? { note: input.note } : {}),
       visibleText: withdrawalSignText({ insuranceNumber: insurance.insuranceNumber, amount: input.amount, account }),
     });
     return { made: true, requestId };
   });
+}
+
+/** Who signs: the policyholder (and the insured), or an organisation's company signatories in force (and the insured). */
+async function signingOf(tx: Sql, policyholder: string, insured: string, today: IsoDate): Promise<{ ok: true; signatories: Signatory[]; required: number | null } | { ok: false; message: string }> {
+  const personal = signatoriesOf(policyholder, insured);
+  if (personal) return { ok: true, signatories: personal, required: null };
+  const register = await companySigningRegister(tx, policyholder);
+  return companySigningOf({ organisationNumber: policyholder, insured, inForce: inForceOn(register.signatories, today), required: register.requiredSignatures ?? undefined });
 }
 
 /** How a request registered by staff reached the insurer. */
