@@ -5,7 +5,7 @@
  * UpdateAdministrators document is removed by a later one, whose removal ends the
  * row the first one wrote instead of deleting it.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { DEMO } from '../src/ledger/demo-data.ts';
 import { startTestGateway, type TestGateway } from './support/harness.ts';
@@ -16,10 +16,10 @@ const HANNA = '199506151233';
 
 describe('agreement administration across documents', () => {
   let gateway: TestGateway;
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({ roles: [], inline: true });
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
 
   /** Receives a document and gives its response body and the gateway's message id. */
   async function send(name: string, xml: string): Promise<{ body: string; messageId: string }> {

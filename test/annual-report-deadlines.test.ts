@@ -5,7 +5,7 @@
  * and CLI listing an account year, and a Holdings as of 31 December loaded without
  * counting as the daily report due the same morning. Real PostgreSQL and SMTP.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll, expect } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -72,7 +72,7 @@ describe('annual custodian reports', () => {
   const check = (now: string) => gateway.deps.db.transaction((tx) => checkAnnualReportDeadlines(tx, deps, 2025, new Date(now)));
   const id = (messageId: string) => sent.get(messageId) ?? messageId;
 
-  before(async () => {
+  beforeAll(async () => {
     sink = await startSmtpSink();
     template = await createDemoLedgerTemplate();
     database = await createTestDatabase(template.name);
@@ -86,7 +86,7 @@ describe('annual custodian reports', () => {
          ('NEW-1', 'new-custodian', '2026-01-01', NULL)`,
     );
   });
-  after(async () => {
+  afterAll(async () => {
     await deps?.mailSender?.close();
     await gateway?.destroy();
     await database?.drop();
@@ -172,7 +172,7 @@ describe('annual custodian reports', () => {
     const response = await fetch(`http://127.0.0.1:${port}/api/custodian-reports/annual?year=2025&status=late,missing`, { headers: auth });
     assert.equal(response.status, 200);
     const { reports } = (await response.json()) as { reports: unknown[] };
-    assert.deepEqual(reports, [{
+    expect(reports).toStrictEqual([{
       custodianId: 'north-custodian', kind: 'CostAndCharges', year: 2025, deadline: '2026-04-30T22:00:00.000Z', status: 'late',
       arrivedAt: '2026-05-06T09:00:00.000Z', messageId: id('CC-NORTH-2025'), notifiedAt: '2026-05-04T06:31:00.000Z',
     }]);

@@ -5,7 +5,7 @@
  * protection on the capital, premium waiver on the premiums due — and none for an
  * insurance that chose neither.
  */
-import { test } from 'node:test';
+import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { startTestGateway } from './support/harness.ts';
 import { hashSecret } from '../src/config/secret-hash.ts';

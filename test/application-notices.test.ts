@@ -8,7 +8,7 @@
  * tried again in the next run — and none without an address, without mail settings, or
  * of an application decided first. Staff list them through the API and the CLI.
  */
-import { describe, test, before, after, beforeEach } from 'node:test';
+import { describe, test, beforeAll, afterAll, beforeEach, expect } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -52,10 +52,10 @@ describe('notices of manual review', () => {
   let template: TestDatabase;
   let sink: SmtpSink;
 
-  before(async () => {
+  beforeAll(async () => {
     [template, sink] = await Promise.all([createDemoLedgerTemplate(), startSmtpSink()]);
   });
-  after(async () => {
+  afterAll(async () => {
     await sink?.close();
     await template?.drop();
   });
@@ -213,9 +213,9 @@ describe('notices of manual review', () => {
       const common = { applicationId: saved.applicationId, applicationStatus: 'under-review', recordedAt: SUBMITTED.toISOString(), failedAttempts: 0, lastError: null };
       const advisorNotice = { ...common, recipient: 'advisor', address: KARIN_MAIL, sentTo: KARIN_MAIL, sentAt: at(1).toISOString() };
       const policyholderNotice = { ...common, recipient: 'policyholder', address: null, sentTo: null, sentAt: null };
-      assert.deepEqual(await listed.json(), { notices: [advisorNotice, policyholderNotice] });
+      expect(await listed.json()).toStrictEqual({ notices: [advisorNotice, policyholderNotice] });
       for (const query of ['?unsent=true', '?unsent']) {
-        assert.deepEqual(await (await fetch(`${base}${query}`, { headers: STAFF })).json(), { notices: [policyholderNotice] });
+        expect(await (await fetch(`${base}${query}`, { headers: STAFF })).json()).toStrictEqual({ notices: [policyholderNotice] });
       }
       assert.equal((await fetch(`${base}?limit=0`, { headers: STAFF })).status, 400);
       assert.equal((await fetch(base)).status, 401);

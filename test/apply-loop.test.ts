@@ -6,7 +6,7 @@
  * rules the loop keeps: exactly once, arrival order per agreement, and nothing lost
  * when it cannot apply a document itself.
  */
-import { describe, test, before, after, afterEach } from 'node:test';
+import { describe, test, beforeAll, afterAll, afterEach } from '@jest/globals';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import type { Database } from '../src/ledger/database.ts';
@@ -20,10 +20,10 @@ import { PERSONS, salaryAdjustment } from './support/documents.ts';
 describe('the apply loop', () => {
   let gateway: TestGateway;
   let serial = 0;
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({ roles: [] });
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
   // Nothing runs the queues here: what a test leaves waiting would hold back the next test's documents.
   afterEach(() => gateway.deps.db.query(`UPDATE messages SET status = 'dead', dead_stage = 'apply' WHERE status IN ('received', 'validated')`));
 

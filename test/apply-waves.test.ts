@@ -6,7 +6,7 @@
  * the documents had been applied one by one in arrival order, with far fewer statements;
  * and a statement that fails for one document must not cost the others.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import type { Database, Sql } from '../src/ledger/database.ts';
 import { applyMessages } from '../src/pipeline/apply.stage.ts';
@@ -50,7 +50,7 @@ function counting(deps: PipelineDeps): { deps: PipelineDeps; statements: () => n
 
 describe('apply in waves', () => {
   let gateway: TestGateway;
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({ roles: [] });
     // Five more agreements of the demo employer, each employing Anna and Bertil, Anna insured.
     await gateway.deps.db.query(
@@ -68,7 +68,7 @@ describe('apply in waves', () => {
       [AGREEMENTS, AGREEMENTS.map(insuranceOf), PERSONS.anna],
     );
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
 
   async function receiveAll(documents: readonly { name: string; xml: string }[]): Promise<string[]> {
     const ids: string[] = [];

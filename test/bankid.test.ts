@@ -5,7 +5,7 @@
  * the gateway builds it, and the person's side of each order played through the local
  * server's control. The server's clock is the test's, moved forward for expiry.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -43,7 +43,7 @@ describe('BankID adapter against the local BankID server over mutual TLS', () =>
   const settingsFor = (url: string, credentials: CertificatePaths, caPath = certificates.ca.cert) =>
     ({ url, certPath: credentials.cert, keyPath: credentials.key, caPath, timeoutMs: 5_000 });
 
-  before(async () => {
+  beforeAll(async () => {
     certificates = await makeTestCertificates();
     strangers = await makeTestCertificates();
     relyingParty = await certificates.client('depot-gateway-rp');
@@ -54,7 +54,7 @@ describe('BankID adapter against the local BankID server over mutual TLS', () =>
     });
     client = await createBankIdClientFromConfig(settingsFor(server.url, relyingParty));
   });
-  after(async () => {
+  afterAll(async () => {
     client.close();
     await server.close();
     await certificates.remove();

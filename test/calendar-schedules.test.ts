@@ -6,7 +6,7 @@
  * time passed meanwhile by catch-up. Real PostgreSQL (demo ledger) and redis-server;
  * the gateway's clock is the test's, the schedulers fire every second.
  */
-import { test } from 'node:test';
+import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { Queue } from 'bullmq';
 import { pino } from 'pino';

@@ -3,7 +3,7 @@
  * GET /api/channels, as the watch role found them — a real sshd that answers, a port
  * where nothing listens, a real Dovecot stopped and started again.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -19,7 +19,7 @@ describe('channel health', () => {
   let dovecot: DovecotServer;
   let gateway: TestGateway;
 
-  before(async () => {
+  beforeAll(async () => {
     [sshd, dovecot] = await Promise.all([startSshd(), startDovecot()]);
     const outbox = join(sshd.root, 'health', 'outbox');
     const inbox = join(sshd.root, 'health', 'inbox');
@@ -40,7 +40,7 @@ describe('channel health', () => {
       },
     });
   });
-  after(async () => {
+  afterAll(async () => {
     await gateway?.destroy();
     await Promise.all([sshd?.destroy(), dovecot?.destroy()]);
   });

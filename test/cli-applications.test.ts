@@ -7,7 +7,7 @@
  * user) when one does. The applications are submitted by an advisor firm over the REST
  * API; what the commands did, by whom and when, is read back from the ledger.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
@@ -47,7 +47,7 @@ describe('applications and powers of attorney from the CLI', () => {
   let firmSide: TestGateway;
   let token: string;
 
-  before(async () => {
+  beforeAll(async () => {
     database = await createTestDatabase();
     folder = await mkdtemp(join(tmpdir(), 'dg-cli-applications-'));
     port = await freePort();
@@ -63,7 +63,7 @@ describe('applications and powers of attorney from the CLI', () => {
     });
     token = (answer.json() as { access_token: string }).access_token;
   });
-  after(async () => {
+  afterAll(async () => {
     await firmSide.destroy();
     await database.drop();
     await deleteQueues(queuePrefix);

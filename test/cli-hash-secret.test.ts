@@ -3,7 +3,7 @@
  * hash alone on stdout, ready for `passwordHash` / `secretHash`. A real child process;
  * no configuration, database or Redis needed.
  */
-import { test } from 'node:test';
+import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { isSecretHash, verifySecret } from '../src/config/secret-hash.ts';
 import { runCli } from './support/processes.ts';

@@ -6,7 +6,7 @@
  * repeat), `payout-run` on a month with nothing in payout, and `replay` of an id that
  * does not exist.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll, expect } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -31,14 +31,14 @@ describe('operator commands', () => {
     }
   };
 
-  before(async () => {
+  beforeAll(async () => {
     database = await createTestDatabase();
     folder = await mkdtemp(join(tmpdir(), 'dg-cli-runs-'));
     const settings = testSettings(join(folder, 'data'), { databaseUrl: database.url, port: 1, logLevel: 'warn' });
     queuePrefix = settings.queuePrefix as string;
     config = await writeConfigFile(folder, settings);
   });
-  after(async () => {
+  afterAll(async () => {
     await database.drop();
     await deleteQueues(queuePrefix);
     await rm(folder, { recursive: true, force: true });
@@ -68,13 +68,13 @@ describe('operator commands', () => {
     assert.equal(outcome.delivered.length, 1);
     const outbox = join(folder, 'data', 'counterparties', 'demo-custodian', 'outbox');
     const files = await readdir(outbox);
-    assert.deepEqual(files, [outcome.created[0]!.fileName]);
+    expect(files).toEqual([outcome.created[0]!.fileName]);
     assert.match(await readFile(join(outbox, files[0]!), 'utf8'), /<DebitAccounts[\s>]/);
 
     const again = await cli('debit-run', '--year', '2026', '--quarter', '3');
     assert.equal(again.code, 0, again.stderr);
     assert.equal(again.stdout, '2026-Q3: already run for every custodian; nothing new.\n');
-    assert.deepEqual(await readdir(outbox), files, 'no second file');
+    expect(await readdir(outbox)).toEqual(files); // no second file
 
     const bad = await cli('debit-run', '--year', '2026', '--quarter', '5');
     assert.equal(bad.code, 2, 'a quarter that does not exist is a usage error');

@@ -4,7 +4,7 @@
  * as well as in-process when none answers. Real PostgreSQL and Redis; the CLI runs as
  * a child process.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -30,7 +30,7 @@ describe('depot-gateway CLI', () => {
     return path;
   };
 
-  before(async () => {
+  beforeAll(async () => {
     database = await createTestDatabase();
     folder = await mkdtemp(join(tmpdir(), 'dg-cli-'));
     port = await freePort();
@@ -38,7 +38,7 @@ describe('depot-gateway CLI', () => {
     queuePrefix = settings.queuePrefix as string;
     config = await writeConfigFile(folder, settings);
   });
-  after(async () => {
+  afterAll(async () => {
     await database.drop();
     await deleteQueues(queuePrefix);
     await rm(folder, { recursive: true, force: true });

@@ -5,7 +5,7 @@
  * invalid_client. Real gateway and PostgreSQL; the assertions are signed as a client's
  * OAuth library signs them.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -33,7 +33,7 @@ describe('OAuth token endpoint with private_key_jwt', () => {
   const firmKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const otherKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 
-  before(async () => {
+  beforeAll(async () => {
     keyFolder = await mkdtemp(join(tmpdir(), 'dg-client-keys-'));
     const publicKeyPath = join(keyFolder, 'firm.pem');
     await writeFile(publicKeyPath, firmKey.publicKey.export({ type: 'spki', format: 'pem' }));
@@ -51,7 +51,7 @@ describe('OAuth token endpoint with private_key_jwt', () => {
       },
     });
   });
-  after(async () => {
+  afterAll(async () => {
     await gateway?.destroy();
     await rm(keyFolder, { recursive: true, force: true });
   });

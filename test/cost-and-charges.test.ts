@@ -6,7 +6,7 @@
  * custodian's account is answered exactly like an account that does not exist and
  * is left untouched; an employer may not send the report at all.
  */
-import { describe, test, before, after, beforeEach, afterEach } from 'node:test';
+import { describe, test, beforeAll, afterAll, beforeEach, afterEach } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { createDemoLedgerTemplate, createTestDatabase, startTestGateway, type TestDatabase, type TestGateway } from './support/harness.ts';
 import { reportHead } from './support/custodian-reports.ts';
@@ -86,10 +86,10 @@ let template: TestDatabase;
 let database: TestDatabase;
 let gateway: TestGateway;
 
-before(async () => {
+beforeAll(async () => {
   template = await createDemoLedgerTemplate();
 });
-after(() => template?.drop());
+afterAll(() => template?.drop());
 beforeEach(async () => {
   database = await createTestDatabase(template.name);
   gateway = await startTestGateway({ roles: [], inline: true, database });

@@ -6,7 +6,7 @@
  * over the database size limit is kept in the document store and streamed; a re-sent
  * day replaces the earlier one; arrivals are recorded against the 08:30 deadline.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { createDemoLedgerTemplate, createTestDatabase, dropFile, startTestGateway, testSettings, waitFor, type TestDatabase, type TestGateway } from './support/harness.ts';
 import { holdingsAccount, holdingsHead, holdingsReport, transactionsReport, type PositionSpec } from './support/custodian-reports.ts';
@@ -39,7 +39,7 @@ describe('custodian reports', () => {
   let gateway: TestGateway;
   let baseUrl: string;
 
-  before(async () => {
+  beforeAll(async () => {
     template = await createDemoLedgerTemplate();
     database = await createTestDatabase(template.name);
     const defaults = testSettings('unused').counterparties as Record<string, unknown>[];
@@ -63,7 +63,7 @@ describe('custodian reports', () => {
     );
   });
 
-  after(async () => {
+  afterAll(async () => {
     await gateway.destroy();
     await database.drop();
     await template.drop();

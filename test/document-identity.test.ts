@@ -5,7 +5,7 @@
  * name already used is refused with FILE_NAME_REUSED. On PostgreSQL and on the embedded
  * PGlite; the CLI as a child process.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll, afterEach } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,12 +18,18 @@ import { salaryAdjustment, PERSONS } from './support/documents.ts';
 
 const salary = (messageId: string, amount: string, date = '2026-12-01') => salaryAdjustment({ messageId }, [{ pin: PERSONS.cecilia, date, salary: amount }]);
 
+/** What the tests outside the describe leave to undo, undone as each ends. */
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
 describe('on the folder channel, with PostgreSQL', () => {
   let gateway: TestGateway;
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway();
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
 
   const query = async <T>(sql: string, params: unknown[] = []) => (await gateway.deps.db.query<T>(sql, params)).rows;
   /** The response to a request file, leaving out those in `earlier` (answers to an earlier file of that name). */
@@ -106,9 +112,9 @@ describe('on the folder channel, with PostgreSQL', () => {
   });
 });
 
-test('on the embedded PGlite: a MessageId already received is a duplicate, and another document under a used name FILE_NAME_REUSED', async (t) => {
+test('on the embedded PGlite: a MessageId already received is a duplicate, and another document under a used name FILE_NAME_REUSED', async () => {
   const gateway = await startTestGateway({ embedded: true, roles: [], inline: true });
-  t.after(() => gateway.destroy());
+  cleanups.push(() => gateway.destroy());
   assert.equal(gateway.deps.db.kind, 'pglite');
   const envelope = (name: string, bytes: string): Envelope => ({
     channel: 'folder', counterpartyId: 'demo-employer', externalId: name, receivedAt: new Date(), content: { bytes: Buffer.from(bytes) }, metadata: { fileName: name },
@@ -130,11 +136,11 @@ test('on the embedded PGlite: a MessageId already received is a duplicate, and a
   assert.deepEqual(rows, [{ external_id: 'p-1.xml', header_message_id: 'PG-1' }, { external_id: 'p-3.xml', header_message_id: 'PG-2' }]);
 });
 
-test('the CLI does not take a file\'s base name for its identity: two types\' multi-item.xml are two documents, the same file twice a duplicate', async (t) => {
+test('the CLI does not take a file\'s base name for its identity: two types\' multi-item.xml are two documents, the same file twice a duplicate', async () => {
   const database = await createTestDatabase();
   const folder = await mkdtemp(join(tmpdir(), 'dg-identity-cli-'));
   const settings = testSettings(join(folder, 'data'), { databaseUrl: database.url, logLevel: 'warn' });
-  t.after(async () => {
+  cleanups.push(async () => {
     await database.drop();
     await deleteQueues(settings.queuePrefix as string);
     await rm(folder, { recursive: true, force: true });

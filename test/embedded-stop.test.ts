@@ -5,7 +5,7 @@
  * same moment, or is dead already. Either way the gateway is gone within 10 s and
  * leaves no redis-server behind. Its idle memory is measured here too.
  */
-import { test, after } from 'node:test';
+import { test, afterAll, afterEach } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -26,9 +26,16 @@ interface Started {
 
 const dataDir = await mkdtemp(join(tmpdir(), 'dg-embedded-stop-'));
 const started: Started[] = [];
-after(async () => {
+afterAll(async () => {
   for (const gateway of started) if (gateway.child.exitCode === null && gateway.child.signalCode === null) process.kill(-gateway.pid, 'SIGKILL');
   await rm(dataDir, { recursive: true, force: true });
+});
+
+/** Set by a test whose gateway must be gone before the next test starts one on the same data folder. */
+let stopAfterTest: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await stopAfterTest?.();
+  stopAfterTest = undefined;
 });
 
 async function startGateway(): Promise<Started> {
@@ -80,17 +87,17 @@ async function stopGroupWithin(gateway: Started, limitMs: number): Promise<numbe
   return Date.now() - sent;
 }
 
-test('on the embedded defaults the gateway idles under 300 MB resident (560 MB run from the sources)', async (t) => {
+test('on the embedded defaults the gateway idles under 300 MB resident (560 MB run from the sources)', async () => {
   const gateway = await startGateway();
   // The tests after this one start a gateway on the same data folder: this one is stopped whatever it finds.
-  t.after(() => {
+  stopAfterTest = () => {
     if (isRunning(gateway.pid)) process.kill(-gateway.pid, 'SIGKILL');
     return gateway.exited;
-  });
+  };
   await new Promise((resolve) => setTimeout(resolve, 5000));
   const rssMb = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${gateway.pid}/status`, 'utf8'))![1]) / 1024;
   const code = /"code":"(\w+)"/.exec(gateway.output())?.[1];
-  t.diagnostic(`idle RSS ${rssMb.toFixed(0)} MB (${code})`);
+  process.stdout.write(`# idle RSS ${rssMb.toFixed(0)} MB (${code})\n`);
   // Run from the sources, tsx adds about 70 MB of its own and about 160 MB more in the
   // validation thread, where it loads libxml2-wasm's 1 MB module (docs/performance.md).
   assert.ok(rssMb < (code === 'compiled' ? 300 : 560), `idle RSS ${rssMb.toFixed(0)} MB (${code})`);
@@ -99,30 +106,30 @@ test('on the embedded defaults the gateway idles under 300 MB resident (560 MB r
   assert.equal(second.code, 2, second.stderr);
   assert.match(second.stderr, new RegExp(`DATA_FOLDER_IN_USE: .* in use by process ${gateway.pid} `));
   const ms = await stopGroupWithin(gateway, 10_000);
-  t.diagnostic(`stopped ${ms} ms after SIGTERM to its group`);
+  process.stdout.write(`# stopped ${ms} ms after SIGTERM to its group\n`);
 });
 
-test('SIGTERM to the process group stops the gateway and its redis-server within 10 s', async (t) => {
+test('SIGTERM to the process group stops the gateway and its redis-server within 10 s', async () => {
   const gateway = await startGateway();
   const ms = await stopGroupWithin(gateway, 10_000);
-  t.diagnostic(`stopped ${ms} ms after SIGTERM to its group`);
+  process.stdout.write(`# stopped ${ms} ms after SIGTERM to its group\n`);
   assert.equal(gateway.child.exitCode, 0, 'a stop that finished in time exits 0');
   assert.equal(isRunning(gateway.redisPid), false, 'no redis-server of the gateway is left running');
 });
 
-test('with its redis-server killed first, SIGTERM to the group still stops the gateway within 10 s', async (t) => {
+test('with its redis-server killed first, SIGTERM to the group still stops the gateway within 10 s', async () => {
   const gateway = await startGateway();
   process.kill(gateway.redisPid, 'SIGKILL');
   // Until the gateway has noticed and is reconnecting.
   const deadline = Date.now() + 10_000;
   while (!/connect ECONNREFUSED|connection problem/.test(gateway.output()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   const ms = await stopGroupWithin(gateway, 10_000);
-  t.diagnostic(`stopped ${ms} ms after SIGTERM to its group`);
+  process.stdout.write(`# stopped ${ms} ms after SIGTERM to its group\n`);
   assert.equal(isRunning(gateway.redisPid), false, 'no redis-server of the gateway is left running');
   assert.match(gateway.output(), /"msg":"(stopped|stopping took too long[^"]*)"/, 'the gateway says how it stopped');
 });
 
-test('a gateway killed with SIGKILL leaves its redis-server behind; the next start on the data folder stops it and takes over the database', async (t) => {
+test('a gateway killed with SIGKILL leaves its redis-server behind; the next start on the data folder stops it and takes over the database', async () => {
   const killed = await startGateway();
   process.kill(killed.pid, 'SIGKILL');
   await killed.exited;
@@ -131,5 +138,5 @@ test('a gateway killed with SIGKILL leaves its redis-server behind; the next sta
   assert.notEqual(next.redisPid, killed.redisPid);
   assert.equal(isRunning(killed.redisPid), false, 'the left-over redis-server was stopped by the next start');
   const ms = await stopGroupWithin(next, 10_000);
-  t.diagnostic(`restarted over a killed gateway; stopped ${ms} ms after SIGTERM`);
+  process.stdout.write(`# restarted over a killed gateway; stopped ${ms} ms after SIGTERM\n`);
 });

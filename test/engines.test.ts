@@ -3,7 +3,7 @@
  * installs must run on the oldest Node it names. The lockfile records each package's
  * own `engines`, so the promise is checked here rather than discovered at an install.
  */
-import { test } from 'node:test';
+import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import semver from 'semver';

@@ -7,7 +7,7 @@
  *  - every code a fixture's file name promises is registered.
  * Pure file reading: no database, no Redis.
  */
-import { test } from 'node:test';
+import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';

@@ -8,7 +8,7 @@
  * UPDATE_GOLDEN=1 npm test -- fixtures   rewrites the golden files (review the diff).
  * FIXTURE_TYPES=ChangeFee,Transfer npm test -- fixtures   walks only those types' folders.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -96,10 +96,10 @@ async function matchGolden(path: string, actual: string): Promise<void> {
 
 let template: TestDatabase;
 
-before(async () => {
+beforeAll(async () => {
   template = await createDemoLedgerTemplate();
 });
-after(() => template?.drop());
+afterAll(() => template?.drop());
 
 describe('fixtures', () => {
   const fixtures = listFixtures();

@@ -1,4 +1,4 @@
-import { test, describe } from 'node:test';
+import { test, describe, expect, afterEach } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -6,7 +6,6 @@ import { appendFile, lstat, mkdir, mkdtemp, readFile, readdir, readlink, rename,
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { TestContext } from 'node:test';
 import type { Envelope, IntakePort, IntakeReceipt } from '../src/channels/envelope.ts';
 import {
   FolderInboxWatcher,
@@ -65,16 +64,21 @@ function folderOf(envelope: Envelope): string {
   return folders.get(envelope.counterpartyId) ?? assert.fail(`unknown counterparty ${envelope.counterpartyId}`);
 }
 
-async function makeCounterparty(t: TestContext, id = 'custodian-a'): Promise<FolderCounterparty> {
+/** What a test leaves to undo (folders, watchers), undone in reverse as it ends. */
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function makeCounterparty(id = 'custodian-a'): Promise<FolderCounterparty> {
   const folder = await mkdtemp(join(tmpdir(), 'dg-folder-'));
-  t.after(() => rm(folder, { recursive: true, force: true }));
+  cleanups.push(() => rm(folder, { recursive: true, force: true }));
   await ensureCounterpartyFolders(folder);
   folders.set(id, folder);
   return { id, folder };
 }
 
 async function startWatcher(
-  t: TestContext,
   counterparty: FolderCounterparty,
   intake: IntakePort,
   overrides: Partial<FolderChannelOptions> = {},
@@ -89,7 +93,7 @@ async function startWatcher(
     clock: () => RECEIVED_AT,
     ...overrides,
   });
-  t.after(() => watcher.stop());
+  cleanups.push(() => watcher.stop());
   await watcher.start();
   return watcher;
 }
@@ -137,10 +141,10 @@ describe('isTemporaryName', () => {
 });
 
 describe('FolderInboxWatcher', () => {
-  test('a dropped file is handed over once and archived under its message id', async (t) => {
-    const cp = await makeCounterparty(t);
+  test('a dropped file is handed over once and archived under its message id', async () => {
+    const cp = await makeCounterparty();
     const intake = new RecordingIntake();
-    const watcher = await startWatcher(t, cp, intake);
+    const watcher = await startWatcher(cp, intake);
     const body = Buffer.from('<ChangeFee>…</ChangeFee>');
     await writeFile(join(cp.folder, 'inbox', 'fee-1.xml'), body);
 
@@ -156,31 +160,31 @@ describe('FolderInboxWatcher', () => {
     assert.equal(handover?.envelope.receivedAt, RECEIVED_AT);
     assert.deepEqual(handover?.envelope.metadata, { fileName: 'fee-1.xml' });
     assert.equal(handover?.fileInInbox, true);
-    assert.deepEqual(await listFiles(cp.folder), [archived]);
+    expect(await listFiles(cp.folder)).toEqual([archived]);
     assert.deepEqual(await readFile(join(cp.folder, archived)), body);
   });
 
-  test('a file present before start() is taken', async (t) => {
-    const cp = await makeCounterparty(t);
+  test('a file present before start() is taken', async () => {
+    const cp = await makeCounterparty();
     await writeFile(join(cp.folder, 'inbox', 'early.xml'), 'early');
     const intake = new RecordingIntake();
-    await startWatcher(t, cp, intake);
+    await startWatcher(cp, intake);
 
     await waitFor(() => intake.handovers.length === 1, 'the early file to be handed over');
     await waitFor(async () => (await readdir(join(cp.folder, 'inbox'))).length === 0, 'the inbox to empty');
     assert.deepEqual(intake.names(), ['early.xml']);
     assert.equal(bytesOf(intake.handovers[0]).toString(), 'early');
-    assert.deepEqual(await listFiles(join(cp.folder, 'archive')), [join('2026-03-14', '01TEST0001-early.xml')]);
+    expect(await listFiles(join(cp.folder, 'archive'))).toEqual([join('2026-03-14', '01TEST0001-early.xml')]);
   });
 
-  test('a file still being written when start() runs is taken only once complete', async (t) => {
+  test('a file still being written when start() runs is taken only once complete', async () => {
     // Found by the listing at start, not by a notification: the watcher must still wait for the writer.
-    const cp = await makeCounterparty(t);
+    const cp = await makeCounterparty();
     const path = join(cp.folder, 'inbox', 'growing.xml');
     const chunks = Array.from({ length: 5 }, (_, i) => `<chunk n="${i}"/>\n`);
     await writeFile(path, chunks[0] ?? '');
     const intake = new RecordingIntake();
-    await startWatcher(t, cp, intake, { stableMs: 300 });
+    await startWatcher(cp, intake, { stableMs: 300 });
     for (const chunk of chunks.slice(1)) {
       await sleep(60);
       await appendFile(path, chunk);
@@ -192,24 +196,24 @@ describe('FolderInboxWatcher', () => {
     assert.equal(intake.attempts, 1);
   });
 
-  test('a file is never with intake twice at once, however often it is reported', async (t) => {
-    const cp = await makeCounterparty(t);
+  test('a file is never with intake twice at once, however often it is reported', async () => {
+    const cp = await makeCounterparty();
     const intake = new RecordingIntake();
     const slowIntake: IntakePort = { receive: (envelope) => sleep(500).then(() => intake.receive(envelope)) };
-    await startWatcher(t, cp, slowIntake, { stableMs: 0, rescanEveryMs: 50 });
+    await startWatcher(cp, slowIntake, { stableMs: 0, rescanEveryMs: 50 });
     const path = join(cp.folder, 'inbox', 'slow-commit.xml');
     await writeFile(path, 'once');
 
     await waitFor(() => !existsSync(path), 'the file to leave the inbox');
     await sleep(150);
     assert.equal(intake.attempts, 1);
-    assert.deepEqual(await listFiles(join(cp.folder, 'archive')), [join('2026-03-14', '01TEST0001-slow-commit.xml')]);
+    expect(await listFiles(join(cp.folder, 'archive'))).toEqual([join('2026-03-14', '01TEST0001-slow-commit.xml')]);
   });
 
-  test('temporary names are never taken; the renamed upload is', async (t) => {
-    const cp = await makeCounterparty(t);
+  test('temporary names are never taken; the renamed upload is', async () => {
+    const cp = await makeCounterparty();
     const intake = new RecordingIntake();
-    await startWatcher(t, cp, intake, { rescanEveryMs: 100 });
+    await startWatcher(cp, intake, { rescanEveryMs: 100 });
     const inbox = join(cp.folder, 'inbox');
     for (const name of ['x.xml.part', '.hidden.xml', 'y.tmp']) await writeFile(join(inbox, name), name);
     await writeFile(join(inbox, 'control.xml'), 'control');
@@ -217,7 +221,7 @@ describe('FolderInboxWatcher', () => {
     await waitFor(() => intake.handovers.length === 1, 'the control file to be handed over');
     await sleep(500); // several rescans and stability windows pass: a negative needs a wait
     assert.deepEqual(intake.names(), ['control.xml']);
-    assert.deepEqual((await readdir(inbox)).sort(), ['.hidden.xml', 'x.xml.part', 'y.tmp']);
+    expect((await readdir(inbox)).sort()).toEqual(['.hidden.xml', 'x.xml.part', 'y.tmp']);
 
     await rename(join(inbox, 'x.xml.part'), join(inbox, 'x.xml'));
     await waitFor(() => intake.handovers.length === 2, 'x.xml to be handed over');
@@ -226,13 +230,13 @@ describe('FolderInboxWatcher', () => {
     await waitFor(() => existsSync(join(cp.folder, 'archive', '2026-03-14', '01TEST0002-x.xml')), 'x.xml to be archived');
   });
 
-  test('a file its sender goes on writing after it was taken is noticed: a warning and a note on its message', async (t) => {
-    const cp = await makeCounterparty(t);
+  test('a file its sender goes on writing after it was taken is noticed: a warning and a note on its message', async () => {
+    const cp = await makeCounterparty();
     const grew: { messageId: string; bytesRead: number; sizeNow: number }[] = [];
     const intake = new RecordingIntake();
     const noting: IntakePort = { receive: (envelope) => intake.receive(envelope), inboxFileGrew: async (messageId, sizes) => void grew.push({ messageId, ...sizes }) };
     const log = recordingLog();
-    await startWatcher(t, cp, noting, { stableMs: 100, rescanEveryMs: 200, log });
+    await startWatcher(cp, noting, { stableMs: 100, rescanEveryMs: 200, log });
     const path = join(cp.folder, 'inbox', 'paused.xml');
     await writeFile(path, '<Holdings>first part');
     await waitFor(() => intake.handovers.length === 1, 'the paused upload to be taken');
@@ -248,21 +252,21 @@ describe('FolderInboxWatcher', () => {
     assert.equal(grew.length, 1);
   });
 
-  test('a file that stays as it was taken is not reported', async (t) => {
-    const cp = await makeCounterparty(t);
+  test('a file that stays as it was taken is not reported', async () => {
+    const cp = await makeCounterparty();
     const grew: string[] = [];
     const intake = new RecordingIntake();
-    await startWatcher(t, cp, { receive: (envelope) => intake.receive(envelope), inboxFileGrew: async (messageId) => void grew.push(messageId) }, { stableMs: 100, rescanEveryMs: 100 });
+    await startWatcher(cp, { receive: (envelope) => intake.receive(envelope), inboxFileGrew: async (messageId) => void grew.push(messageId) }, { stableMs: 100, rescanEveryMs: 100 });
     await writeFile(join(cp.folder, 'inbox', 'whole.xml'), '<Holdings/>');
     await waitFor(() => intake.handovers.length === 1, 'the file to be taken');
     await sleep(600); // past every rescan that looks at it
     assert.deepEqual(grew, []);
   });
 
-  test('a file written slowly is taken once, after its last chunk, complete', async (t) => {
-    const cp = await makeCounterparty(t);
+  test('a file written slowly is taken once, after its last chunk, complete', async () => {
+    const cp = await makeCounterparty();
     const intake = new RecordingIntake();
-    await startWatcher(t, cp, intake, { stableMs: 300 });
+    await startWatcher(cp, intake, { stableMs: 300 });
     const path = join(cp.folder, 'inbox', 'slow.xml');
     const chunks = Array.from({ length: 5 }, (_, i) => `<chunk n="${i}">${'x'.repeat(1000)}</chunk>\n`);
 
@@ -281,10 +285,10 @@ describe('FolderInboxWatcher', () => {
     assert.equal(intake.attempts, 1);
   });
 
-  test('a file over the limit is handed over by path and set aside when intake refuses it', async (t) => {
-    const cp = await makeCounterparty(t);
+  test('a file over the limit is handed over by path and set aside when intake refuses it', async () => {
+    const cp = await makeCounterparty();
     const intake = new RecordingIntake();
-    await startWatcher(t, cp, intake, { maxDocumentBytes: 1024 });
+    await startWatcher(cp, intake, { maxDocumentBytes: 1024 });
     const inboxPath = join(cp.folder, 'inbox', 'holdings.xml');
     const body = Buffer.alloc(4096, 'h');
     await writeFile(inboxPath, body);
@@ -301,14 +305,14 @@ describe('FolderInboxWatcher', () => {
     assert.deepEqual(handover?.bytesAtPath, body);
     assert.equal(handover?.fileInInbox, true);
     assert.deepEqual(await readFile(setAsidePath), body);
-    assert.deepEqual(await listFiles(cp.folder), [join('rejected', 'holdings.xml')]);
+    expect(await listFiles(cp.folder)).toEqual([join('rejected', 'holdings.xml')]);
   });
 
-  test('a file whose intake failed stays in the inbox and is retaken by the rescan', async (t) => {
-    const cp = await makeCounterparty(t);
+  test('a file whose intake failed stays in the inbox and is retaken by the rescan', async () => {
+    const cp = await makeCounterparty();
     const intake = new RecordingIntake();
     intake.failing = true;
-    await startWatcher(t, cp, intake, { rescanEveryMs: 200 });
+    await startWatcher(cp, intake, { rescanEveryMs: 200 });
     const path = join(cp.folder, 'inbox', 'retry.xml');
     await writeFile(path, 'retry me');
 
@@ -321,18 +325,18 @@ describe('FolderInboxWatcher', () => {
     await waitFor(() => existsSync(archived), 'the file to be archived after intake recovered');
     assert.deepEqual(intake.names(), ['retry.xml']);
     assert.equal(bytesOf(intake.handovers[0]).toString(), 'retry me');
-    assert.deepEqual(await readdir(join(cp.folder, 'inbox')), []);
+    expect(await readdir(join(cp.folder, 'inbox'))).toEqual([]);
   });
 
-  test('a symbolic link, a FIFO or a folder in the inbox is not taken: it goes to rejected/ as it is, logged once, and the file after it is taken', async (t) => {
-    const cp = await makeCounterparty(t);
+  test('a symbolic link, a FIFO or a folder in the inbox is not taken: it goes to rejected/ as it is, logged once, and the file after it is taken', async () => {
+    const cp = await makeCounterparty();
     const outside = await mkdtemp(join(tmpdir(), 'dg-outside-'));
-    t.after(() => rm(outside, { recursive: true, force: true }));
+    cleanups.push(() => rm(outside, { recursive: true, force: true }));
     const secret = join(outside, 'secret.xml');
     await writeFile(secret, '<secret/>');
     const intake = new RecordingIntake();
     const log = recordingLog();
-    const watcher = await startWatcher(t, cp, intake, { log, rescanEveryMs: 100 });
+    const watcher = await startWatcher(cp, intake, { log, rescanEveryMs: 100 });
     const inbox = join(cp.folder, 'inbox');
     await symlink(secret, join(inbox, 'link.xml'));
     execFileSync('mkfifo', [join(inbox, 'pipe.xml')]);
@@ -343,9 +347,9 @@ describe('FolderInboxWatcher', () => {
     await waitFor(() => intake.handovers.length === 1 && existsSync(join(cp.folder, 'archive', '2026-03-14', '01TEST0001-after.xml')), 'the file after them to be taken');
     await watcher.idle();
     assert.deepEqual(intake.names(), ['after.xml']);
-    assert.deepEqual(await readdir(inbox), []);
+    expect(await readdir(inbox)).toEqual([]);
     const rejected = join(cp.folder, 'rejected');
-    assert.deepEqual((await readdir(rejected)).sort(), ['folder.xml', 'link.xml', 'pipe.xml']);
+    expect((await readdir(rejected)).sort()).toEqual(['folder.xml', 'link.xml', 'pipe.xml']);
     assert.equal(await readlink(join(rejected, 'link.xml')), secret, 'the link moved as it is');
     assert.equal((await lstat(join(rejected, 'pipe.xml'))).isFIFO(), true);
     assert.equal((await lstat(join(rejected, 'folder.xml'))).isDirectory(), true);
@@ -356,14 +360,14 @@ describe('FolderInboxWatcher', () => {
     );
   });
 
-  test('an entry that is not a regular file and cannot be moved to rejected/ stays, logged once however often the inbox is listed', async (t) => {
-    const cp = await makeCounterparty(t);
+  test('an entry that is not a regular file and cannot be moved to rejected/ stays, logged once however often the inbox is listed', async () => {
+    const cp = await makeCounterparty();
     const outside = await mkdtemp(join(tmpdir(), 'dg-outside-'));
-    t.after(() => rm(outside, { recursive: true, force: true }));
+    cleanups.push(() => rm(outside, { recursive: true, force: true }));
     await writeFile(join(outside, 'secret.xml'), '<secret/>');
     const intake = new RecordingIntake();
     const log = recordingLog();
-    await startWatcher(t, cp, intake, { log, rescanEveryMs: 50 });
+    await startWatcher(cp, intake, { log, rescanEveryMs: 50 });
     // rejected/ made a regular file: nothing can be moved into it.
     await rm(join(cp.folder, 'rejected'), { recursive: true });
     await writeFile(join(cp.folder, 'rejected'), 'not a folder');
@@ -385,9 +389,9 @@ describe('FolderInboxWatcher', () => {
     assert.equal(bytesOf(intake.handovers[0]).toString(), 'a file now');
   });
 
-  test('never more than maxInFlight files are being taken; each counterparty\'s files reach intake oldest first, the counterparties side by side', async (t) => {
-    const employer = await makeCounterparty(t, 'employer-a');
-    const custodian = await makeCounterparty(t, 'custodian-b');
+  test('never more than maxInFlight files are being taken; each counterparty\'s files reach intake oldest first, the counterparties side by side', async () => {
+    const employer = await makeCounterparty('employer-a');
+    const custodian = await makeCounterparty('custodian-b');
     let active = 0;
     let peak = 0;
     const activeOf = new Map<string, number>();
@@ -430,7 +434,7 @@ describe('FolderInboxWatcher', () => {
     const watcher = new FolderInboxWatcher({
       counterparties: [employer, custodian], intake, maxDocumentBytes: 64 * 1024, stableMs: 0, pollIntervalMs: 25, rescanEveryMs: 1000, maxInFlight: 4,
     });
-    t.after(() => watcher.stop());
+    cleanups.push(() => watcher.stop());
     await watcher.start();
 
     await waitFor(() => order.length === 2 * names.length, 'all files to be handed over');
@@ -439,7 +443,7 @@ describe('FolderInboxWatcher', () => {
     assert.equal(peakCounterparties, 2, 'the two counterparties\' files go side by side');
     assert.deepEqual(order.filter((entry) => entry.startsWith('employer-a/')), names.map((name) => `employer-a/${name}`), 'in mtime order');
     assert.deepEqual(order.filter((entry) => entry.startsWith('custodian-b/')), names.map((name) => `custodian-b/${name}`), 'in mtime order');
-    assert.deepEqual(await readdir(join(employer.folder, 'inbox')), []);
+    expect(await readdir(join(employer.folder, 'inbox'))).toEqual([]);
   });
 });
 
@@ -448,8 +452,8 @@ describe('FolderOutbox', () => {
     return { messageId: '01TEST0001', counterpartyId, documentType: 'ChangeFeeResponse', fileName, body, requestMetadata: {} };
   }
 
-  test('writes atomically under the deterministic name; a repeat overwrites the one file', async (t) => {
-    const cp = await makeCounterparty(t, 'employer-b');
+  test('writes atomically under the deterministic name; a repeat overwrites the one file', async () => {
+    const cp = await makeCounterparty('employer-b');
     await rm(join(cp.folder, 'outbox'), { recursive: true }); // created when missing
     const outbox = new FolderOutbox([cp]);
     const first = 'å'.repeat(512 * 1024); // 1 MiB of UTF-8
@@ -476,22 +480,22 @@ describe('FolderOutbox', () => {
     assert.deepEqual(secondResult, { target });
     assert.equal(outbox.name, 'folder');
     assert.equal(await readFile(target, 'utf8'), second);
-    assert.deepEqual(await readdir(join(cp.folder, 'outbox')), ['fee-1.01TEST0001.ChangeFeeResponse.xml']);
+    expect(await readdir(join(cp.folder, 'outbox'))).toEqual(['fee-1.01TEST0001.ChangeFeeResponse.xml']);
     for (const size of seenSizes) assert.ok(size === 1024 * 1024 || size === 2 * 1024 * 1024, `saw a partial file of ${size} bytes`);
   });
 
-  test('deliveries side by side into one outbox each land whole, with no temporary file left', async (t) => {
-    const cp = await makeCounterparty(t, 'employer-d');
+  test('deliveries side by side into one outbox each land whole, with no temporary file left', async () => {
+    const cp = await makeCounterparty('employer-d');
     const outbox = new FolderOutbox([cp]);
     const names = Array.from({ length: 50 }, (_, i) => `doc-${String(i).padStart(2, '0')}.01TEST0001.ChangeFeeResponse.xml`);
     await Promise.all(names.map((name, i) => outbox.deliver(outgoing('employer-d', `<r n="${i}"/>`, name))));
-    assert.deepEqual((await readdir(join(cp.folder, 'outbox'))).sort(), names, 'every file, and no temporary one left');
+    expect((await readdir(join(cp.folder, 'outbox'))).sort()).toEqual(names); // every file, and no temporary one left
     for (const [i, name] of names.entries()) assert.equal(await readFile(join(cp.folder, 'outbox', name), 'utf8'), `<r n="${i}"/>`);
   });
 
-  test('a batch lands whole, each file in its own outbox; a document that cannot be delivered fails alone', async (t) => {
-    const first = await makeCounterparty(t, 'employer-e');
-    const second = await makeCounterparty(t, 'employer-f');
+  test('a batch lands whole, each file in its own outbox; a document that cannot be delivered fails alone', async () => {
+    const first = await makeCounterparty('employer-e');
+    const second = await makeCounterparty('employer-f');
     const outbox = new FolderOutbox([first, second]);
     const outcomes = await outbox.deliverMany([
       outgoing('employer-e', '<a/>', 'a.01TEST0001.ChangeFeeResponse.xml'),
@@ -507,17 +511,17 @@ describe('FolderOutbox', () => {
     ]);
     const failure = outcomes[2];
     assert.ok(failure && 'error' in failure && isGatewayError(failure.error) && failure.error.code === 'DELIVERY_FAILED');
-    assert.deepEqual(await listFiles(first.folder), [join('outbox', 'a.01TEST0001.ChangeFeeResponse.xml'), join('outbox', 'c.01TEST0003.ChangeFeeResponse.xml')]);
-    assert.deepEqual(await listFiles(second.folder), [join('outbox', 'b.01TEST0002.ChangeFeeResponse.xml')]);
+    expect(await listFiles(first.folder)).toEqual([join('outbox', 'a.01TEST0001.ChangeFeeResponse.xml'), join('outbox', 'c.01TEST0003.ChangeFeeResponse.xml')]);
+    expect(await listFiles(second.folder)).toEqual([join('outbox', 'b.01TEST0002.ChangeFeeResponse.xml')]);
     assert.equal(await readFile(join(first.folder, 'outbox', 'c.01TEST0003.ChangeFeeResponse.xml'), 'utf8'), '<c/>');
   });
 
-  test('an unknown counterparty or a path-like file name is DELIVERY_FAILED and writes nothing', async (t) => {
-    const cp = await makeCounterparty(t, 'employer-c');
+  test('an unknown counterparty or a path-like file name is DELIVERY_FAILED and writes nothing', async () => {
+    const cp = await makeCounterparty('employer-c');
     const outbox = new FolderOutbox([cp]);
     const isDeliveryFailed = (error: unknown) => isGatewayError(error) && error.code === 'DELIVERY_FAILED';
     await assert.rejects(outbox.deliver(outgoing('nobody', '<x/>')), isDeliveryFailed);
     await assert.rejects(outbox.deliver(outgoing('employer-c', '<x/>', '../inbox/evil.xml')), isDeliveryFailed);
-    assert.deepEqual(await listFiles(cp.folder), []);
+    expect(await listFiles(cp.folder)).toEqual([]);
   });
 });

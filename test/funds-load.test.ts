@@ -2,7 +2,7 @@
  * Loading funds into the catalogue checks every ISIN first: the demo funds load, and a
  * list with a mistyped ISIN is refused whole with ISIN_INVALID naming it. Real PostgreSQL.
  */
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
 import { migrate } from '../src/ledger/migrate.ts';
@@ -14,13 +14,13 @@ import { createTestDatabase, type TestDatabase } from './support/harness.ts';
 let database: TestDatabase;
 let db: Database;
 
-before(async () => {
+beforeAll(async () => {
   database = await createTestDatabase();
   db = await openPostgresDatabase({ url: database.url });
   await migrate(db);
   await seedDemoData(db);
 });
-after(async () => {
+afterAll(async () => {
   await db?.close();
   await database?.drop();
 });

@@ -7,7 +7,7 @@
  *
  * GENERATED_PER_TYPE=50 npm test -- generated   tries more documents per type.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../src/config/load-config.ts';
@@ -34,10 +34,10 @@ const RULE_CODES = new Set(
 /** The seeded demo ledger; each type's documents run on a copy, so one type's effects (persons made paid-up by EmploymentEnded, say) do not starve another's. */
 let template: TestDatabase;
 
-before(async () => {
+beforeAll(async () => {
   template = await createDemoLedgerTemplate();
 });
-after(() => template?.drop());
+afterAll(() => template?.drop());
 
 describe('documents generated from the request schemas', () => {
   for (const name of catalogue.names) {

@@ -6,7 +6,7 @@
  * stored responses and the delivered files must be the same, and the hand-off must be
  * empty once every document is delivered.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -21,11 +21,11 @@ import { PERSONS, salaryAdjustment } from './support/documents.ts';
 
 describe('the hand-off between stages', () => {
   let gateway: TestGateway;
-  before(async () => {
+  beforeAll(async () => {
     // No roles: nothing runs the stages but the test.
     gateway = await startTestGateway({ roles: [] });
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
 
   /** Runs three documents through every stage with `handOff`; gives each one's response file, status and stored response. */
   async function runThrough(label: string, handOff: HandOff) {

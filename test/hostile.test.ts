@@ -4,7 +4,7 @@
  * limit. Each must be answered with its own code promptly (not after a stall), without the
  * process's memory following the input, and the gateway must go on serving.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { createWriteStream, existsSync } from 'node:fs';
 import { readdir, readFile, rename } from 'node:fs/promises';
@@ -53,10 +53,10 @@ const HOSTILE: Record<string, { code: string; body: string | Buffer }> = {
 
 describe('hostile input', () => {
   let gateway: TestGateway;
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({ roles: ['worker', 'watch', 'api'], settings: { limits: { maxDocumentBytes: LIMIT, maxXmlDepth: 32 } } });
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
 
   const responseTo = async (name: string, timeoutMs: number) => {
     const outbox = gateway.outbox('demo-employer');

@@ -5,7 +5,7 @@
  * (the day's archive folder is a regular file, so the move fails as on a full or
  * read-only archive).
  */
-import { test, after } from 'node:test';
+import { test, afterEach } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,8 +20,8 @@ import { salaryAdjustment, PERSONS } from './support/documents.ts';
 
 const people = [PERSONS.anna, PERSONS.bertil, PERSONS.cecilia];
 const cleanups: Array<() => Promise<unknown>> = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 });
 
 function document(tag: string, index: number): string {
@@ -85,7 +85,7 @@ test('a gateway killed after intake but before the archive move answers each doc
   assert.equal(archived.length, documents, 'every file archived');
 });
 
-test('a file that cannot be archived is answered once and reported once across rescans; once the archive is writable it moves, and a re-send after that is a duplicate', async (t) => {
+test('a file that cannot be archived is answered once and reported once across rescans; once the archive is writable it moves, and a re-send after that is a duplicate', async () => {
   const gateway = await startTestGateway({ roles: ['worker'] });
   cleanups.push(() => gateway.destroy());
   const folder = join(gateway.inbox('demo-employer'), '..');
@@ -96,7 +96,7 @@ test('a file that cannot be archived is answered once and reported once across r
     stableMs: 50, pollIntervalMs: 25, rescanEveryMs: 100, clock: () => FIXED_NOW,
     log: { info() {}, warn() {}, error: (obj) => errors.push(obj as { messageId?: string }) },
   });
-  t.after(() => watcher.stop());
+  cleanups.push(() => watcher.stop());
   await watcher.start();
   const db = gateway.deps.db;
   const count = async (sql: string) => Number((await db.query<{ n: string }>(sql)).rows[0]!.n);
@@ -125,7 +125,7 @@ test('a file that cannot be archived is answered once and reported once across r
   await waitFor(async () => (await xmlFiles(gateway.inbox('demo-employer'))).length === 0, 'the re-send moved');
 });
 
-test('a recorded file its sender removed before the move counts as moved: nothing is reported, and a later upload of it is a duplicate', async (t) => {
+test('a recorded file its sender removed before the move counts as moved: nothing is reported, and a later upload of it is a duplicate', async () => {
   const gateway = await startTestGateway({ roles: ['worker'] });
   cleanups.push(() => gateway.destroy());
   const inbox = gateway.inbox('demo-employer');
@@ -141,7 +141,7 @@ test('a recorded file its sender removed before the move counts as moved: nothin
     stableMs: 50, pollIntervalMs: 25, rescanEveryMs: 100, clock: () => FIXED_NOW,
     log: { info() {}, warn() {}, error: (obj) => errors.push(obj) },
   });
-  t.after(() => watcher.stop());
+  cleanups.push(() => watcher.stop());
   await watcher.start();
   const count = async (sql: string) => Number((await gateway.deps.db.query<{ n: string }>(sql)).rows[0]!.n);
 

@@ -5,7 +5,7 @@
  * the message (`grew_after_taken`, both sizes), and the whole file sent again under the
  * same name and MessageId is applied.
  */
-import { test, after } from 'node:test';
+import { test, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { appendFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { dropFile, startTestGateway, waitFor } from './support/harness.ts';
 import { salaryAdjustment, PERSONS } from './support/documents.ts';
 
 const cleanups: Array<() => Promise<unknown>> = [];
-after(async () => {
+afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 });
 

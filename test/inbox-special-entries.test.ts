@@ -5,7 +5,7 @@
  * gateway with real folders, PostgreSQL and Redis: such entries go to rejected/
  * untouched, nothing is recorded for them, and the files after them are taken as usual.
  */
-import { test, after } from 'node:test';
+import { test, afterAll, expect } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
@@ -15,7 +15,7 @@ import { dropFile, startTestGateway, waitFor } from './support/harness.ts';
 import { salaryAdjustment, PERSONS } from './support/documents.ts';
 
 const cleanups: Array<() => Promise<unknown>> = [];
-after(async () => {
+afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 });
 
@@ -47,7 +47,7 @@ test('a symbolic link, a FIFO and a folder in the inbox are not taken; a documen
   const named = await query<{ external_id: string }>(`SELECT external_id FROM messages WHERE external_id = ANY($1) OR header_message_id = 'THROUGH-A-LINK'`, [['link.xml', 'pipe.xml', 'folder.xml']]);
   assert.deepEqual(named, [], 'nothing recorded for the link, the FIFO or the folder');
 
-  assert.deepEqual((await readdir(rejected)).sort(), ['folder.xml', 'link.xml', 'pipe.xml']);
+  expect((await readdir(rejected)).sort()).toEqual(['folder.xml', 'link.xml', 'pipe.xml']);
   assert.equal(await readlink(join(rejected, 'link.xml')), secret, 'the link moved as it is');
   assert.equal((await lstat(join(rejected, 'pipe.xml'))).isFIFO(), true);
   assert.equal((await lstat(join(rejected, 'folder.xml'))).isDirectory(), true);

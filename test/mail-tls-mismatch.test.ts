@@ -3,7 +3,7 @@
  * to change: TLS asked of a real SMTP server on a plain port (the gateway's SMTP sender)
  * and of a plain IMAP greeting (the imapflow client the mailbox uses).
  */
-import { test } from 'node:test';
+import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { ImapFlow } from 'imapflow';

@@ -4,7 +4,7 @@
  * gateway runs on the real PostgreSQL and Redis. Mail is put into the mailbox with
  * IMAP APPEND, as a mail server delivering it would.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll, expect } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -78,7 +78,7 @@ describe('the mailbox channel', () => {
   let gateway: TestGateway;
   let imap: ImapFlow;
 
-  before(async () => {
+  beforeAll(async () => {
     dovecot = await startDovecot();
     sink = await startSmtpSink();
     const defaults = testSettings('unused');
@@ -103,7 +103,7 @@ describe('the mailbox channel', () => {
     imap = await connectImap();
   });
 
-  after(async () => {
+  afterAll(async () => {
     await imap?.logout().catch(() => undefined);
     await gateway?.destroy();
     await sink?.close();
@@ -233,7 +233,7 @@ describe('the mailbox channel', () => {
     assert.equal(response.status, 200);
     const { mails } = (await response.json()) as { mails: { mailMessageId: string; sender: string; subject: string; reason: string; folder: string; detail: string; receivedAt: string }[] };
     const listed = mails.filter((m) => [stranger, noXml].includes(m.mailMessageId)).sort((a, b) => a.mailMessageId.localeCompare(b.mailMessageId));
-    assert.deepEqual(listed.map(({ mailMessageId, sender, subject, reason, folder }) => ({ mailMessageId, sender, subject, reason, folder })), [
+    expect(listed.map(({ mailMessageId, sender, subject, reason, folder }) => ({ mailMessageId, sender, subject, reason, folder }))).toStrictEqual([
       { mailMessageId: noXml, sender: EMPLOYER, subject: 'Forgot the file', reason: 'no-xml-attachment', folder: 'Set aside' },
       { mailMessageId: stranger, sender: 'someone@elsewhere.example', subject: 'Fees', reason: 'unknown-sender', folder: 'Set aside' },
     ]);

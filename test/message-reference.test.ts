@@ -4,7 +4,7 @@
  * element and declared type of every schema must carry documentation, since the
  * page is only as good as the annotations.
  */
-import { test } from 'node:test';
+import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -4,7 +4,7 @@
  * (the counterparty sees one write), and temporary files a kill left behind are removed
  * once old — only ours, at start and periodically. Real PostgreSQL, Redis and folders.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll, expect } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { watch } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
@@ -22,10 +22,10 @@ const HOUR_AGO = () => new Date(Date.now() - 3_600_000);
 
 describe('a response already in the outbox', () => {
   let gateway: TestGateway;
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({ roles: [], inline: true });
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
 
   test('with the same bytes is left untouched and recorded delivered; with other bytes it is replaced', async () => {
     const receipt = await gateway.intake.receive({
@@ -52,7 +52,7 @@ describe('a response already in the outbox', () => {
     assert.deepEqual([after.ino, after.mtimeMs], [before.ino, before.mtimeMs], 'the file was not written again');
     assert.equal((await response())?.delivered, true);
     assert.equal(await attempts(), attemptsBefore + 1, 'the delivery is recorded');
-    assert.deepEqual((await readdir(gateway.outbox('demo-employer'))).filter((name) => name.startsWith('.')), [], 'no temporary file');
+    expect((await readdir(gateway.outbox('demo-employer'))).filter((name) => name.startsWith('.'))).toEqual([]); // no temporary file
 
     // Something else stands under the name (a half-copied file put back by hand): replaced by the response.
     await db.query('UPDATE responses SET delivered_at = NULL WHERE message_id = $1', [id]);
@@ -66,10 +66,10 @@ describe('a response already in the outbox', () => {
 
 describe('temporary files left in outboxes', () => {
   let folder: string;
-  before(async () => {
+  beforeAll(async () => {
     folder = await mkdtemp(join(tmpdir(), 'dg-outbox-leftovers-'));
   });
-  after(() => rm(folder, { recursive: true, force: true }));
+  afterAll(() => rm(folder, { recursive: true, force: true }));
 
   /** The name the outbox gives a temporary file, caught while it writes one. */
   async function temporaryNameOf(outbox: FolderOutbox, dir: string, fileName: string): Promise<string> {
@@ -104,7 +104,7 @@ describe('temporary files left in outboxes', () => {
 
     const removed = await removeStaleTemporaries([{ id: 'cp', folder: root }, { id: 'gone', folder: join(folder, 'gone') }], 15 * 60_000);
     assert.deepEqual(removed.sort(), [join(dir, '.other.xml.0a1b2c3d4f.tmp'), join(dir, ours)].sort());
-    assert.deepEqual((await readdir(dir)).sort(), [
+    expect((await readdir(dir)).sort()).toEqual([
       '.draft.tmp', '.fresh.xml.0a1b2c3d5.tmp', '.upload.xml.part', '.x.ZZZZZZZZ1.tmp', 'notes.tmp', 'req.01ABC.PlanResponse.xml',
     ]);
   });
@@ -136,7 +136,7 @@ describe('temporary files left in outboxes', () => {
     const gateway = await startTestGateway({ roles: ['worker'], settings: { counterparties } });
     try {
       await waitFor(async () => !(await readdir(dir)).includes('.answer.xml.0a1b2c3d9.tmp'), 'the leftover removed');
-      assert.deepEqual(await readdir(dir), ['answer.xml']);
+      expect(await readdir(dir)).toEqual(['answer.xml']);
     } finally {
       await gateway.destroy();
     }

@@ -8,7 +8,7 @@
  * of the fixtures' numbers appears in its output in any form (12 or 10 digits, with or
  * without the hyphen). The answers to the senders still name them.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -43,7 +43,7 @@ describe('personal identity numbers in the log', () => {
   const documents = fixtureDocuments();
   const pins = personalIdentityNumbers(fixtureTexts(FIXTURES));
 
-  before(async () => {
+  beforeAll(async () => {
     database = await createTestDatabase();
     folder = await mkdtemp(join(tmpdir(), 'dg-pin-logs-'));
     port = await freePort();
@@ -53,7 +53,7 @@ describe('personal identity numbers in the log', () => {
     gateway = runCli(['start', '--config', config], { LOG_LEVEL: 'debug', LOG_FORMAT: 'json' });
     await waitFor(() => gateway.output().includes('"msg":"where to look"'), 'the gateway to start', 60_000);
   });
-  after(async () => {
+  afterAll(async () => {
     if (gateway.child.exitCode === null) gateway.child.kill('SIGKILL');
     await database.drop();
     await deleteQueues(queuePrefix);

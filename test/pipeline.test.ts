@@ -3,7 +3,7 @@
  * inbox goes through intake, the validate/apply/deliver queues and comes back as a
  * response file in its outbox, with the ledger changed exactly once.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll, expect } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readdir, readFile, writeFile, appendFile } from 'node:fs/promises';
@@ -17,10 +17,10 @@ const schemas = SchemaRegistry.load(join(PROJECT_ROOT, 'schemas'));
 
 describe('a document from a folder to its response', () => {
   let gateway: TestGateway;
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({ settings: { workers: { applyConcurrency: 8, backoffMs: 50, reconcileEveryMs: 500, reconcileAfterMs: 2000 } } });
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
 
   const outboxFiles = async (counterparty = 'demo-employer') => (await readdir(gateway.outbox(counterparty))).filter((name) => name.endsWith('.xml'));
   const responseFor = async (requestName: string) => {
@@ -48,7 +48,7 @@ describe('a document from a folder to its response', () => {
       { insurance_number: 'INS-100001', fee_type: 'CapitalCharge', value: '0.2500', effective_date: '2026-12-01' },
       { insurance_number: 'INS-100002', fee_type: 'FixedCharge', value: '480.0000', effective_date: '2026-12-01' },
     ]);
-    assert.deepEqual(await readdir(gateway.inbox('demo-employer')), [], 'the inbox is empty once the file is recorded');
+    expect(await readdir(gateway.inbox('demo-employer'))).toEqual([]); // the inbox is empty once the file is recorded
   });
 
   test('a schema-invalid document is rejected with every error and leaves the ledger untouched', async () => {

@@ -7,7 +7,7 @@
  * receipt is read back with pdftotext; another firm's application is a 404 like an
  * unknown id.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -56,7 +56,7 @@ describe('pension plan applications', () => {
   const tokens = new Map<string, string>();
   const now = new Date('2026-11-25T09:30:00Z');
 
-  before(async () => {
+  beforeAll(async () => {
     const clients = [
       { id: 'firm', kind: 'advisor-firm', organisationNumber: '5565555553', secretHash: await hashSecret('firm-secret') },
       { id: 'other-firm', kind: 'advisor-firm', organisationNumber: '5567777775', secretHash: await hashSecret('other-secret') },
@@ -75,7 +75,7 @@ describe('pension plan applications', () => {
       tokens.set(id!, (answer.json() as { access_token: string }).access_token);
     }
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
 
   const as = (client: string, options: InjectOptions) => gateway.http!.inject({ ...options, headers: { ...options.headers, authorization: `Bearer ${tokens.get(client)}` } });
   const submit = (body: object, client = 'firm') => as(client, { method: 'POST', url: '/PlanApplication', payload: body });

@@ -8,7 +8,7 @@
  * The person's ledger history must then read exactly as below, and the state as of
  * chosen dates must follow from it.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -54,13 +54,13 @@ const MONTH: { name: string; xml: string }[] = [
 
 describe("one employer's month in one folder drop", () => {
   let gateway: TestGateway;
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({
       roles: ['worker', 'watch'],
       settings: { workers: { validateConcurrency: 4, applyConcurrency: 4, deliverConcurrency: 4 }, folders: { stableMs: 100, pollIntervalMs: 20 } },
     });
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
 
   test('is applied in arrival order and the history reads exactly as expected', async () => {
     const inbox = gateway.inbox('demo-employer');

@@ -5,7 +5,7 @@
  * back exactly as sent, and a statement run again on the same connection gives the
  * same answers.
  */
-import { test, before, after } from 'node:test';
+import { test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { arrayLiteral, openPostgresDatabase } from '../src/ledger/postgres.database.ts';
@@ -17,11 +17,11 @@ const driver = require('pg/lib/utils') as { prepareValue(value: unknown): unknow
 
 let database: TestDatabase;
 let db: Database;
-before(async () => {
+beforeAll(async () => {
   database = await createTestDatabase();
   db = openPostgresDatabase({ url: database.url, max: 2 });
 });
-after(async () => {
+afterAll(async () => {
   await db.close();
   await database.drop();
 });

@@ -6,7 +6,7 @@
  * The process must stay up, /readyz must say not ready while the database is away, and
  * once it is back every document must be applied and answered exactly once, none dead.
  */
-import { test, before, after } from 'node:test';
+import { test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -31,7 +31,7 @@ let queuePrefix: string;
 let port: number;
 let gateway: GatewayProcess;
 
-before(async () => {
+beforeAll(async () => {
   cluster = await startPostgresCluster();
   dataDir = await mkdtemp(join(tmpdir(), 'dg-pg-restart-'));
   // The demo's sample document would be one more answer than the test dropped.
@@ -47,7 +47,7 @@ before(async () => {
   gateway = runCli(['start', '--config', await writeConfigFile(dataDir, settings)]);
 });
 
-after(async () => {
+afterAll(async () => {
   if (gateway?.child.exitCode === null && gateway.child.signalCode === null) {
     gateway.child.kill('SIGKILL');
     await gateway.exited;
@@ -123,7 +123,7 @@ function pollReadiness(outbox: string) {
   };
 }
 
-test('documents flowing through two PostgreSQL restarts are each answered exactly once, and the gateway stays up', async (t) => {
+test('documents flowing through two PostgreSQL restarts are each answered exactly once, and the gateway stays up', async () => {
   const inbox = join(dataDir, 'counterparties', 'demo-employer', 'inbox');
   const outbox = join(dataDir, 'counterparties', 'demo-employer', 'outbox');
   await waitFor(async () => !alive() || (await readiness(outbox)).status === 200, 'the gateway ready', 30_000);
@@ -145,7 +145,7 @@ test('documents flowing through two PostgreSQL restarts are each answered exactl
       const to = Date.now();
       await cluster.start();
       outages.push({ from, to, back: Date.now() });
-      t.diagnostic(`restart ${restart + 1}: ${drops.count()} dropped, ${answeredBefore} answered when the database stopped`);
+      process.stdout.write(`# restart ${restart + 1}: ${drops.count()} dropped, ${answeredBefore} answered when the database stopped\n`);
       assert.ok(alive(), `the gateway exited while the database was away:\n${gateway.output()}`);
     }
     await pause(1500);
@@ -156,7 +156,7 @@ test('documents flowing through two PostgreSQL restarts are each answered exactl
     // Processing resumes by itself: every document answered.
     const startedWaiting = Date.now();
     await waitFor(async () => !alive() || (await answered()) >= total, `${total} answers`, 90_000);
-    t.diagnostic(`${total} documents dropped; all answered ${Date.now() - startedWaiting} ms after the last drop`);
+    process.stdout.write(`# ${total} documents dropped; all answered ${Date.now() - startedWaiting} ms after the last drop\n`);
   } finally {
     readyAnswers = await polls.stop();
   }
@@ -174,7 +174,7 @@ test('documents flowing through two PostgreSQL restarts are each answered exactl
     const answeredWhileAway = Math.max(0, ...during.map((poll) => poll.answered));
     const ready = after.find((poll) => poll.status === 200);
     const answering = after.find((poll) => poll.answered > answeredWhileAway);
-    t.diagnostic(`outage ${index + 1}: ready ${ready ? ready.at - outage.back : '-'} ms and answering ${answering ? answering.at - outage.back : '-'} ms after the database was back`);
+    process.stdout.write(`# outage ${index + 1}: ready ${ready ? ready.at - outage.back : '-'} ms and answering ${answering ? answering.at - outage.back : '-'} ms after the database was back\n`);
   }
   assert.equal((await readiness(outbox)).status, 200, '/readyz ready again');
 

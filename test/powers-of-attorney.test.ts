@@ -3,7 +3,7 @@
  * list, revoke, every change audited under the staff user, and the access policy's
  * decision following the register at once.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from './support/harness.ts';
 import { customerAccessFacts } from '../src/ledger/powers-of-attorney.repository.ts';
@@ -16,10 +16,10 @@ const BERTIL = '198002021239';
 
 describe('powers of attorney', () => {
   let gateway: TestGateway;
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({ roles: ['api'] });
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
   const call = (method: 'GET' | 'POST', url: string, payload?: object) => gateway.http!.inject({ method, url, headers: staff, ...(payload ? { payload } : {}) });
   const decide = async (caller: ApiCaller, customer: string) => decideAccess(caller, { kind: 'customer', ...(await customerAccessFacts(gateway.deps.db, customer)) }, '2026-11-25').allowed;
 

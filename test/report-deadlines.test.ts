@@ -4,7 +4,7 @@
  * real SMTP server, the calendar scheduler catching up at start on BullMQ, and the
  * staff API and CLI showing the outcome. Real PostgreSQL, Redis and SMTP.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll, expect } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -64,10 +64,10 @@ function listed(text: string, section: 'Missing' | 'Late'): string[] {
 
 describe('custodian report deadlines', () => {
   let sink: SmtpSink;
-  before(async () => {
+  beforeAll(async () => {
     sink = await startSmtpSink();
   });
-  after(async () => {
+  afterAll(async () => {
     await sink.close();
   });
 
@@ -79,11 +79,11 @@ describe('custodian report deadlines', () => {
     const check = (days: [string, string], now: string) =>
       gateway.deps.db.transaction((tx) => checkReportDeadlines(tx, deps, bankingDaysBetween(...days), new Date(now)));
 
-    before(async () => {
+    beforeAll(async () => {
       gateway = await startTestGateway({ roles: [], inline: true, settings: reportSettings(sink) });
       deps = { custodians: EXPECTED, mailSender: createSmtpSender(gateway.config.mail.smtp!), operationsAddress: OPS, log: silent };
     });
-    after(async () => {
+    afterAll(async () => {
       await deps.mailSender?.close();
       await gateway.destroy();
     });
@@ -217,7 +217,7 @@ describe('custodian report deadlines', () => {
     let gateway: TestGateway;
     let folder: string;
 
-    before(async () => {
+    beforeAll(async () => {
       database = await createTestDatabase();
       folder = await mkdtemp(join(tmpdir(), 'dg-reports-'));
       // The gateway last ran its checks on Wednesday 2026-11-18, then was down
@@ -232,7 +232,7 @@ describe('custodian report deadlines', () => {
         await db.close();
       }
     });
-    after(async () => {
+    afterAll(async () => {
       await gateway.destroy();
       await database.drop();
       await rm(folder, { recursive: true, force: true });
@@ -286,7 +286,7 @@ describe('custodian report deadlines', () => {
       assert.equal(response.status, 200);
       const { reports } = (await response.json()) as { reports: { custodianId: string; kind: string; dueDay: string; status: string; deadline: string; notifiedAt: string | null }[] };
       assert.equal(reports.length, 8);
-      assert.deepEqual(reports[0], { custodianId: 'demo-custodian', kind: 'Holdings', dueDay: '2026-11-19', deadline: '2026-11-19T07:30:00.000Z', status: 'missing', arrivedAt: null, messageId: null, notifiedAt: FIXED_NOW.toISOString() });
+      expect(reports[0]).toStrictEqual({ custodianId: 'demo-custodian', kind: 'Holdings', dueDay: '2026-11-19', deadline: '2026-11-19T07:30:00.000Z', status: 'missing', arrivedAt: null, messageId: null, notifiedAt: FIXED_NOW.toISOString() });
       assert.ok(reports.every((r) => r.custodianId !== 'quiet-custodian'));
       const bad = await fetch(`http://127.0.0.1:${port}/api/custodian-reports?from=2026-11-31`, { headers: auth });
       assert.equal(bad.status, 400);

@@ -4,7 +4,7 @@
  * access policy, errors as problem details, and the OpenAPI description checked
  * against the answers the routes really give.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -23,7 +23,7 @@ describe('REST API', () => {
   let now = new Date('2026-11-25T09:00:00Z');
   const tokens = new Map<string, string>();
 
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({
       roles: ['api'],
       clock: () => now,
@@ -44,7 +44,7 @@ describe('REST API', () => {
       tokens.set(id, (answer.json() as { access_token: string }).access_token);
     }
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
 
   const inject = (options: InjectOptions) => gateway.http!.inject(options);
   const as = (client: string, url: string, headers: Record<string, string> = {}) => inject({ url, headers: { authorization: `Bearer ${tokens.get(client)}`, ...headers } });
@@ -203,13 +203,13 @@ function withoutDetail(answer: LightMyRequestResponse): Record<string, unknown> 
 
 describe('REST API token endpoint under repeated requests', () => {
   let gateway: TestGateway;
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({
       roles: ['api'],
       settings: { api: { tokenRequestsPerMinute: 3, clients: [{ id: 'firm', kind: 'advisor-firm', organisationNumber: '5565555553', secretHash: await hashSecret(SECRETS.firm) }] } },
     });
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
 
   test('an address asking for tokens more often than allowed is told to wait, right secret or not', async () => {
     const ask = (secret: string) => gateway.http!.inject({ method: 'POST', url: '/oauth/token', headers: { authorization: basic('firm', secret), 'content-type': form }, payload: 'grant_type=client_credentials' });

@@ -8,7 +8,7 @@
  * document with the recorded bytes under the recorded name. Real PostgreSQL, Redis and
  * worker processes.
  */
-import { test, before, after } from 'node:test';
+import { test, beforeAll, afterAll, expect } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,10 +27,10 @@ const FILE = 'debit-run-2024-Q3.DebitAccounts.xml';
 const RUN_AT = new Date('2024-11-01T08:00:00Z');
 
 let template: TestDatabase;
-before(async () => {
+beforeAll(async () => {
   template = await createDemoLedgerTemplate();
 });
-after(() => template?.drop());
+afterAll(() => template?.drop());
 
 /**
  * A worker gateway (deliver queue, reconciler, calendar) on a copy of the demo ledger.
@@ -92,10 +92,10 @@ test('the file reaches the outbox only after the run has committed, by the deliv
       },
     };
     assert.deepEqual(await runDuePeriods(db, observed, RUN_AT, gateway.log), ['2024-Q3']);
-    assert.deepEqual(inside, { files: [], committedRows: 0 });
+    expect(inside).toStrictEqual({ files: [], committedRows: 0 });
 
     await waitFor(async () => (await xmlFiles(outbox)).length > 0, 'the file');
-    assert.deepEqual(await xmlFiles(outbox), [FILE]);
+    expect(await xmlFiles(outbox)).toEqual([FILE]);
     const [document] = await waitFor(async () => {
       const rows = await recorded(db);
       return rows[0]?.delivered_at && rows;
@@ -145,7 +145,7 @@ test('an outbox that cannot be written leaves the run committed; the deliver que
       const rows = await recorded(db);
       return rows[0]?.delivered_at && rows;
     }, 'the retry to deliver the file');
-    assert.deepEqual(await xmlFiles(outbox), [FILE]);
+    expect(await xmlFiles(outbox)).toEqual([FILE]);
     assert.equal(await readFile(join(outbox, FILE), 'utf8'), document!.body);
     assert.equal(delivered!.body, document!.body);
     const all = await attempts(db, DOCUMENT);
@@ -169,7 +169,7 @@ test('a document whose every attempt failed waits, like a dead response, until i
     await mkdir(outbox);
     // The reconciler's sweeps (every 500 ms) do not make a second job beside the failed one.
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    assert.deepEqual(await xmlFiles(outbox), []);
+    expect(await xmlFiles(outbox)).toEqual([]);
     assert.deepEqual((await attempts(db, DOCUMENT)).map((attempt) => attempt.outcome), ['failed', 'failed']);
 
     assert.equal(await replayMessage(db, gateway.deps.scheduler, DOCUMENT), 'deliver');
@@ -177,7 +177,7 @@ test('a document whose every attempt failed waits, like a dead response, until i
       const rows = await recorded(db);
       return rows[0]?.delivered_at && rows;
     }, 'the replayed delivery');
-    assert.deepEqual(await xmlFiles(outbox), [FILE]);
+    expect(await xmlFiles(outbox)).toEqual([FILE]);
     assert.equal(await readFile(join(outbox, FILE), 'utf8'), document!.body);
     await assert.rejects(replayMessage(db, gateway.deps.scheduler, DOCUMENT), { code: 'MESSAGE_NOT_REPLAYABLE' });
     await assert.rejects(replayMessage(db, gateway.deps.scheduler, 'DA-1999-Q1-nobody'), { code: 'MESSAGE_NOT_FOUND' });
@@ -250,7 +250,7 @@ test('a worker killed between the commit and the delivery: after a restart, one 
     worker.child.kill('SIGTERM');
     assert.equal(await worker.exited, 0, worker.output());
 
-    assert.deepEqual(await xmlFiles(outbox), documents.map((document) => document.file_name).sort());
+    expect(await xmlFiles(outbox)).toEqual(documents.map((document) => document.file_name).sort());
     for (const document of documents) {
       assert.equal(await readFile(join(outbox, document.file_name), 'utf8'), document.body, `${document.file_name} holds the recorded bytes`);
     }

@@ -4,7 +4,7 @@
  * and wrong credentials throttled per client address. The CLI runs as a child process;
  * the gateway on real PostgreSQL and Redis.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -21,8 +21,8 @@ const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:
 
 describe('configuration: no silent demo, nothing published on a non-loopback host', () => {
   let folder: string;
-  before(async () => (folder = await mkdtemp(join(tmpdir(), 'dg-secure-'))));
-  after(() => rm(folder, { recursive: true, force: true }));
+  beforeAll(async () => (folder = await mkdtemp(join(tmpdir(), 'dg-secure-'))));
+  afterAll(() => rm(folder, { recursive: true, force: true }));
 
   test('start without a configuration fails with CONFIG_INVALID saying how to start the demo or where the file goes', async () => {
     const result = await runCliToEnd(['start'], { DEPOT_GATEWAY_CONFIG: '' });
@@ -99,7 +99,7 @@ describe('login doors: hashed passwords and a throttle on wrong ones', () => {
   const inject = (url: string, authorization: string | undefined, remoteAddress: string) =>
     gateway.http!.inject({ url, remoteAddress, headers: authorization ? { authorization } : {} });
 
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({
       roles: ['api'],
       settings: {
@@ -109,7 +109,7 @@ describe('login doors: hashed passwords and a throttle on wrong ones', () => {
       },
     });
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
 
   test('staff sign in with the password whose hash is configured; a wrong one is 401', async () => {
     assert.equal((await inject('/api/messages', basic('ops', STAFF), '192.0.2.1')).statusCode, 200);

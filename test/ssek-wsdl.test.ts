@@ -7,7 +7,7 @@
  * schema the WSDL names is fetched from the gateway and compiled. Real PostgreSQL,
  * Redis, workers and HTTP servers on loopback.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -122,7 +122,7 @@ describe('SSEK WSDL used by a generated SOAP client', () => {
     }
   }
 
-  before(async () => {
+  beforeAll(async () => {
     certificates = await makeTestCertificates();
     folder = await mkdtemp(join(tmpdir(), 'dg-wsdl-'));
     const signing = await certificates.signing('employer-signing');
@@ -135,7 +135,7 @@ describe('SSEK WSDL used by a generated SOAP client', () => {
     url = `${baseUrl(gateway)}/ssek`;
     types = await loadWsdlTypes(url, folder);
   });
-  after(async () => {
+  afterAll(async () => {
     await Promise.all([gateway?.destroy(), idle?.destroy()]);
     await certificates?.remove();
     if (folder) await rm(folder, { recursive: true, force: true });

@@ -5,7 +5,7 @@
  * certificate to a sender, and WS-Security signatures (made here with xml-crypto).
  * Real PostgreSQL, Redis, workers and HTTP(S) servers on loopback; nothing mocked.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -53,7 +53,7 @@ describe('SSEK endpoint over HTTP, senders identified by their signatures', () =
   /** The envelope signed by the employer (or the given key), as every request must be. */
   const signed = (xml: string, key = employerKey) => signEnvelope(xml, { key });
 
-  before(async () => {
+  beforeAll(async () => {
     certificates = await makeTestCertificates();
     const employerSigning = await certificates.signing('employer-signing');
     const administratorSigning = await certificates.signing('administrator-signing');
@@ -81,7 +81,7 @@ describe('SSEK endpoint over HTTP, senders identified by their signatures', () =
     });
     url = `${baseUrl(gateway)}/ssek`;
   });
-  after(async () => {
+  afterAll(async () => {
     await gateway.destroy();
     await new Promise((resolve) => pushServer.close(resolve));
     await certificates.remove();
@@ -253,7 +253,7 @@ describe('SSEK endpoint over HTTPS with client certificates and WS-Security', ()
   let clientArgs: string[];
   let signingKey: string;
 
-  before(async () => {
+  beforeAll(async () => {
     certificates = await makeTestCertificates();
     const client = await certificates.client('hr-vendor');
     const signing = await certificates.signing('hr-vendor-signing');
@@ -268,7 +268,7 @@ describe('SSEK endpoint over HTTPS with client certificates and WS-Security', ()
     });
     url = `${baseUrl(gateway, 'https')}/ssek`;
   });
-  after(async () => {
+  afterAll(async () => {
     await gateway.destroy();
     await certificates.remove();
   });

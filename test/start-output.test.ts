@@ -5,7 +5,7 @@
  * many periods its catch-up made up. Real PostgreSQL and Redis; the gateway runs as a
  * child process. The choice of format and the summary's text are checked on their own too.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -57,7 +57,7 @@ describe('depot-gateway start', () => {
   let queuePrefix: string;
   let port: number;
 
-  before(async () => {
+  beforeAll(async () => {
     database = await createTestDatabase();
     folder = await mkdtemp(join(tmpdir(), 'dg-start-'));
     port = await freePort();
@@ -65,7 +65,7 @@ describe('depot-gateway start', () => {
     queuePrefix = settings.queuePrefix as string;
     config = await writeConfigFile(folder, settings);
   });
-  after(async () => {
+  afterAll(async () => {
     await database.drop();
     await deleteQueues(queuePrefix);
     await rm(folder, { recursive: true, force: true });
