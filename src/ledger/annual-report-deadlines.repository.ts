@@ -1,5 +1,6 @@
 import type { Sql } from './database.ts';
 import { annualReportWindow, annualStatusOf, type AnnualReportKind, type AnnualReportStatus } from '../core/annual-report-deadlines.ts';
+import { optionalDate } from './report-deadlines.repository.ts';
 
 /**
  * The ledger side of the yearly custodian reports (CostAndCharges): who is expected to
@@ -138,8 +139,4 @@ function toRecorded(row: AnnualRow): RecordedAnnualReport {
     missingSince: optionalDate(row.missing_since),
     notifiedAt: optionalDate(row.notified_at),
   };
-}
-
-function optionalDate(value: Date | string | null): Date | undefined {
-  return value === null ? undefined : new Date(value);
 }

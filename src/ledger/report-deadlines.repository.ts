@@ -140,6 +140,7 @@ function toRecorded(row: DeadlineRow): RecordedReportDeadline {
   };
 }
 
-function optionalDate(value: Date | string | null): Date | undefined {
+/** A nullable timestamp column as a Date, or undefined. */
+export function optionalDate(value: Date | string | null): Date | undefined {
   return value === null ? undefined : new Date(value);
 }
