@@ -93,6 +93,7 @@ export const JEST_TEST_FILES = [
   'test/mail-tls-mismatch.test.ts',
   'test/mail.test.ts',
   'test/message-reference.test.ts',
+  'test/metrics-listener.test.ts',
   'test/outbox-leftovers.test.ts',
   'test/pin-in-logs.test.ts',
   'test/pipeline.test.ts',

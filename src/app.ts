@@ -50,6 +50,7 @@ import { RecordedChannelHealth, observingFailures } from './channels/channel-hea
 import { recordChannelHealth } from './ledger/channel-health.repository.ts';
 import { GatewayMetrics } from './observability/gateway-metrics.ts';
 import { countDeadMessages } from './ledger/dead-messages.repository.ts';
+import { buildMetricsServer } from './http/metrics-server.ts';
 
 /**
  * The composition root: the one place that builds adapters and wires them together.
@@ -84,6 +85,8 @@ export interface Gateway {
   readonly intake: IntakePort;
   readonly queues: PipelineQueues | undefined;
   readonly http: FastifyInstance | undefined;
+  /** The metrics listener of a process without the api role, when `metricsPort` is set. */
+  readonly metricsHttp?: FastifyInstance;
   readonly folders: ReadonlyMap<string, string>;
   readonly log: Logger;
   close(): Promise<void>;
@@ -242,7 +245,14 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       closers.push(() => server.close());
       await http.listen({ port: config.port, host: config.host });
     }
-    return { config, deps, intake, queues, http, folders, log, close };
+    let metricsHttp: FastifyInstance | undefined;
+    if (!options.roles.includes('api') && config.metricsPort !== undefined && deps.metrics) {
+      metricsHttp = await buildMetricsServer(config, deps.metrics, log);
+      const server = metricsHttp;
+      closers.push(() => server.close());
+      await metricsHttp.listen({ port: config.metricsPort, host: config.host });
+    }
+    return { config, deps, intake, queues, http, metricsHttp, folders, log, close };
   } catch (error) {
     await close();
     throw error;

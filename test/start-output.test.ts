@@ -48,6 +48,15 @@ describe('the log format', () => {
     const hashed = formatStartSummary(buildStartSummary(parseConfig({ staff: { users: [{ username: 'ops', passwordHash: await hashSecret('a-long-staff-password') }] }, port: 8080 }), folders, 8080, 42));
     assert.match(hashed, /\(login ops \/ \(the password whose hash is in staff\.users\)\)/);
   });
+
+  test('the summary names where Prometheus scrapes: the api port, or metricsPort in a process without the api role', () => {
+    const folders = new Map([['demo-employer', '/srv/dg/counterparties/demo-employer']]);
+    assert.match(formatStartSummary(buildStartSummary(parseConfig({ port: 8080 }), folders, 8080, 42)), /metrics {10}http:\/\/127\.0\.0\.1:8080\/metrics {2}\(Prometheus; a staff login, HTTP Basic\)/);
+    const worker = formatStartSummary(buildStartSummary(parseConfig({ metricsPort: 9464 }), folders, undefined, 42, 9464));
+    assert.match(worker, /metrics {10}http:\/\/127\.0\.0\.1:9464\/metrics/);
+    assert.doesNotMatch(worker, /queue dashboard/);
+    assert.doesNotMatch(formatStartSummary(buildStartSummary(parseConfig({}), folders, undefined, 42)), /metrics/);
+  });
 });
 
 describe('depot-gateway start', () => {
@@ -103,6 +112,26 @@ describe('depot-gateway start', () => {
       assert.equal(await gateway.exited, 0, gateway.output());
     } finally {
       if (gateway.child.exitCode === null) gateway.child.kill('SIGKILL');
+    }
+  });
+
+  test('`depot-gateway worker` with METRICS_PORT: Prometheus scrapes that process on its own port, with a staff login', async () => {
+    const metricsPort = await freePort();
+    const worker = runCli(['worker', '--config', config], { LOG_LEVEL: 'info', LOG_FORMAT: '', METRICS_PORT: String(metricsPort) });
+    try {
+      const summary = await waitFor(() => worker.output().split('\n').filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { msg: string; metrics?: string; dashboard?: string })
+        .find((record) => record.msg === 'where to look'), 'the worker\'s summary', 120_000);
+      assert.equal(summary.metrics, `http://127.0.0.1:${metricsPort}/metrics`);
+      assert.equal(summary.dashboard, undefined, 'no api role, no dashboard');
+      assert.equal((await fetch(summary.metrics)).status, 401);
+      const scrape = await fetch(summary.metrics, { headers: { authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` } });
+      assert.equal(scrape.status, 200);
+      assert.match(await scrape.text(), /^depot_gateway_queue_jobs\{queue="validate",state="waiting"\} \d+$/m);
+      worker.child.kill('SIGTERM');
+      assert.equal(await worker.exited, 0, worker.output());
+    } finally {
+      if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
     }
   });
 

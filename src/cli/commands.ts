@@ -31,6 +31,7 @@ import { listPayoutNotices } from '../pipeline/payout-notices.job.ts';
 import { listSetAsideMail, setAsideLimit } from '../ledger/mail-set-aside.repository.ts';
 import { hashSecret } from '../config/secret-hash.ts';
 import { readSecret } from './read-secret.ts';
+import type { AddressInfo } from 'node:net';
 
 /**
  * What each command does. Commands that read or change the store work in-process on
@@ -63,7 +64,8 @@ export async function runStart(options: GlobalOptions, roles: readonly Role[]): 
   // Last, so that a newcomer finds it at the bottom of the screen.
   const address = gateway.http?.server.address();
   const folders = roles.includes('watch') ? gateway.folders : new Map<string, string>();
-  const summary = buildStartSummary(settings, folders, address && typeof address === 'object' ? address.port : undefined, process.pid);
+  const portOf = (listening: string | AddressInfo | null | undefined) => (listening && typeof listening === 'object' ? listening.port : undefined);
+  const summary = buildStartSummary(settings, folders, portOf(address), process.pid, portOf(gateway.metricsHttp?.server.address()));
   if (format === 'pretty') process.stdout.write(formatStartSummary(summary));
   else log.info(summary, 'where to look');
   stopOnSignals(gateway, log);

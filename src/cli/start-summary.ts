@@ -13,15 +13,21 @@ export interface StartSummary {
   readonly dashboard?: string;
   readonly login?: string;
   readonly api?: string;
+  /** GET /metrics for Prometheus: on the api port, or on `metricsPort` in a process without the api role. */
+  readonly metrics?: string;
   readonly stop: string;
 }
 
 /** At most this many counterparties are listed; the rest are counted. */
 const LISTED_FOLDERS = 5;
 
-export function buildStartSummary(config: Readonly<GatewayConfig>, folders: ReadonlyMap<string, string>, port: number | undefined, pid: number): StartSummary {
+export function buildStartSummary(
+  config: Readonly<GatewayConfig>, folders: ReadonlyMap<string, string>, port: number | undefined, pid: number, metricsPort?: number,
+): StartSummary {
   const user = config.staff.users[0];
-  const base = port === undefined ? undefined : `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  const origin = (listening: number) => `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${listening}`;
+  const base = port === undefined ? undefined : origin(port);
+  const metrics = base ?? (metricsPort === undefined ? undefined : origin(metricsPort));
   return {
     folders: [...folders].map(([counterparty, folder]) => ({
       counterparty, inbox: counterpartySubfolder(folder, 'inbox'), outbox: counterpartySubfolder(folder, 'outbox'),
@@ -33,6 +39,7 @@ export function buildStartSummary(config: Readonly<GatewayConfig>, folders: Read
           api: `${base}/api/messages`,
         }
       : {}),
+    ...(metrics ? { metrics: `${metrics}/metrics` } : {}),
     stop: `Ctrl+C, or kill -TERM ${pid} (active jobs finish first)`,
   };
 }
@@ -45,6 +52,7 @@ export function formatStartSummary(summary: StartSummary): string {
   if (summary.folders.length > LISTED_FOLDERS) lines.push(`  … and ${summary.folders.length - LISTED_FOLDERS} more counterparties, each with its inbox and outbox`);
   if (summary.dashboard) lines.push(`  queue dashboard  ${summary.dashboard}  (login ${summary.login})`);
   if (summary.api) lines.push(`  staff API        ${summary.api}  (same login; or use depot-gateway submit / messages)`);
+  if (summary.metrics) lines.push(`  metrics          ${summary.metrics}  (Prometheus; a staff login, HTTP Basic)`);
   lines.push(`  to stop          ${summary.stop}`, '');
   return `${lines.join('\n')}\n`;
 }

@@ -155,6 +155,13 @@ const yieldTaxPercent = z.string().regex(/^\d{1,2}(\.\d{1,6})?$/, 'a percent suc
 export const configSchema = z.strictObject({
   port: z.coerce.number().int().min(0).max(65535).default(8080),
   host: z.string().default('127.0.0.1'),
+  /**
+   * Where a process without the api role (`worker`, `watch`) serves GET /metrics, on
+   * `host`, behind the same staff authentication: its own counters and stage times,
+   * which the api process cannot see. Unset, such a process serves none. A process with
+   * the api role serves its metrics on `port` and ignores this setting.
+   */
+  metricsPort: z.coerce.number().int().min(0).max(65535).optional(),
   dataDir: z.string().min(1).default('./data'),
   /** PostgreSQL URL; without one the ledger runs on embedded PostgreSQL (PGlite) in <dataDir>/pglite. */
   databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),

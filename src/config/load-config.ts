@@ -16,6 +16,7 @@ export const DEMO_CONFIG_PATH = join(PROJECT_ROOT, 'config', 'demo.yaml');
 const ENVIRONMENT: Record<string, string> = {
   PORT: 'port',
   HOST: 'host',
+  METRICS_PORT: 'metricsPort',
   DATA_DIR: 'dataDir',
   DATABASE_URL: 'databaseUrl',
   REDIS_URL: 'redisUrl',

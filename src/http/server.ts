@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
@@ -83,16 +83,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
   });
   app.addContentTypeParser(['application/xml', 'text/xml', 'application/octet-stream'], { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  app.setErrorHandler((error: FastifyError, _request, reply) => {
-    if (isGatewayError(error)) {
-      const retryAfter = error.details.retryAfterSeconds;
-      if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
-      return reply.code(error.httpStatus).send({ code: error.code, message: error.message });
-    }
-    const status = error.statusCode ?? 500;
-    if (status >= 500) options.log.error({ err: error }, 'request failed');
-    return reply.code(status).send({ code: edgeCode(status), message: error.message });
-  });
+  app.setErrorHandler(answerErrors(options.log));
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   // Unauthenticated, so it says up or down per dependency and nothing more: why a
@@ -144,6 +135,24 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     }
   });
   return app;
+}
+
+/**
+ * The error handler of the gateway's HTTP servers: a GatewayError answered with its
+ * registered status and code (and Retry-After when it has one), anything else with the
+ * code for its status; a 5xx is logged.
+ */
+export function answerErrors(log: Logger): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply {
+  return (error, _request, reply) => {
+    if (isGatewayError(error)) {
+      const retryAfter = error.details.retryAfterSeconds;
+      if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
+      return reply.code(error.httpStatus).send({ code: error.code, message: error.message });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 500) log.error({ err: error }, 'request failed');
+    return reply.code(status).send({ code: edgeCode(status), message: error.message });
+  };
 }
 
 /** Our code for an error Fastify or a plugin raised before our handlers ran. */
