@@ -90,6 +90,7 @@ export const JEST_TEST_FILES = [
   'test/inbox-growing-file.test.ts',
   'test/inbox-special-entries.test.ts',
   'test/insurance-applications.test.ts',
+  'test/ledger-changes.test.ts',
   'test/mail-tls-mismatch.test.ts',
   'test/mail.test.ts',
   'test/message-reference.test.ts',

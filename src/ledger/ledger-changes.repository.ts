@@ -10,7 +10,7 @@ import type { Sql } from './database.ts';
  * `cap` rows of each, with each table's full count.
  *
  * Rows written by the gateway itself (runs, notices) carry no message id and are not
- * listed. A table without an index on message_id is scanned.
+ * listed. Every such table has an index on message_id (migration 0030; a test keeps it so).
  */
 const MESSAGE_STORE_TABLES: ReadonlySet<string> = new Set([
   'messages', 'message_events', 'responses', 'deliveries', 'document_keys', 'inbox_files', 'remote_files', 'ssek_transactions', 'staff_audit',
@@ -40,7 +40,8 @@ export async function listLedgerChanges(sql: Sql, messageId: string, cap: number
   return [...byTable.entries()].sort(([a], [b]) => a - b).map(([index, entry]) => ({ table: tables[index]!, ...entry }));
 }
 
-async function ledgerTablesWithMessageId(sql: Sql): Promise<string[]> {
+/** The tables listLedgerChanges reads: every base table with a `message_id` column but the message store's own. */
+export async function ledgerTablesWithMessageId(sql: Sql): Promise<string[]> {
   const { rows } = await sql.query<{ table_name: string }>(
     `SELECT c.table_name FROM information_schema.columns c
        JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'

@@ -28,6 +28,7 @@ import * as staffConsole from './migrations/0026-staff-console.ts';
 import * as withdrawalRequests from './migrations/0027-withdrawal-requests.ts';
 import * as deathBenefits from './migrations/0029-death-benefits.ts';
 import * as companySignatories from './migrations/0028-company-signatories.ts';
+import * as ledgerRowsByMessage from './migrations/0030-ledger-rows-by-message.ts';
 
 export interface Migration {
   readonly version: number;
@@ -66,6 +67,7 @@ export const MIGRATIONS: readonly Migration[] = [
   withdrawalRequests,
   deathBenefits,
   companySignatories,
+  ledgerRowsByMessage,
 ];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */
