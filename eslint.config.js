@@ -14,11 +14,7 @@ export default tseslint.config(
     plugins: { 'import-x': importX },
     settings: { 'import-x/extensions': ['.ts', '.js'], 'import-x/ignore': ['node_modules'] },
     rules: {
-      '@typescript-eslint/no-floating-promises': [
-        'error',
-        // node:test's test() and describe() return promises the runner itself awaits.
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] }] },
-      ],
+      '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],

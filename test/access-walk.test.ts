@@ -12,7 +12,7 @@
  * exist gets, and an answer to a caller who may not see the customer carries none of the
  * customer's identifiers.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { startTestGateway, type TestGateway } from './support/harness.ts';
@@ -133,7 +133,7 @@ describe('the REST API walked route by route, caller by caller', () => {
   let owned: Owned;
   const tokens = new Map<Client, string>();
 
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({
       roles: ['api'],
       clock: () => new Date(`${TODAY}T09:30:00Z`),
@@ -187,7 +187,7 @@ describe('the REST API walked route by route, caller by caller', () => {
       withdrawalRequestId: request.requestId, signCaseId: request.signCaseId,
     };
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
 
   function as(client: Client | null, options: InjectOptions): Promise<LightMyRequestResponse> {
     return gateway.http!.inject({ ...options, headers: { ...options.headers, ...(client ? { authorization: `Bearer ${tokens.get(client)}` } : {}) } });

@@ -4,7 +4,7 @@
  * written), and `http` against a service on loopback speaking the documented protocol —
  * an answer it does not understand, or an error status, throws (the account stays pending).
  */
-import { test } from 'node:test';
+import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -6,7 +6,7 @@
  * /usr/bin/time, grows far less than the file is large). Real PostgreSQL and Redis; the
  * CLI and the gateway run as child processes.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
@@ -62,7 +62,7 @@ describe('submit of a document over the size limit', () => {
   /** Peak RSS of the CLI submitting a small document the same way: the baseline. */
   const baseline: Record<'in-process' | 'gateway', number> = { 'in-process': NaN, gateway: NaN };
 
-  before(async () => {
+  beforeAll(async () => {
     database = await createTestDatabase();
     pool = new Pool({ connectionString: database.url, max: 1 });
     folder = await mkdtemp(join(tmpdir(), 'dg-cli-large-'));
@@ -71,7 +71,7 @@ describe('submit of a document over the size limit', () => {
     queuePrefix = settings.queuePrefix as string;
     config = await writeConfigFile(folder, settings);
   });
-  after(async () => {
+  afterAll(async () => {
     await pool.end();
     await database.drop();
     await deleteQueues(queuePrefix);

@@ -7,7 +7,7 @@
  * not a registered signatory does not count — and the approved request is ordered once.
  * The register from the command line too, in-process (audited under `cli:<account>`).
  */
-import { describe, test, before, after } from 'node:test';
+import { afterAll, beforeAll, describe, test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import type { InjectOptions } from 'fastify';
@@ -40,7 +40,7 @@ describe('company signatories of an organisation policyholder', () => {
   let requestId = '';
   let signCaseId = '';
 
-  before(async () => {
+  beforeAll(async () => {
     certificates = await makeTestCertificates();
     const relyingParty = await certificates.client('depot-gateway-rp');
     bankid = await startLocalBankIdServer({
@@ -76,7 +76,7 @@ describe('company signatories of an organisation policyholder', () => {
        VALUES ('WA-1', $1, $2, '5000', '1234560', 'SEB', now(), 'client:firm', '2026-11-27', 'validated', now())`, [ORGANISATION, VALIDATED],
     );
   });
-  after(async () => {
+  afterAll(async () => {
     await gateway.destroy();
     await bankid.close();
     await certificates.remove();
@@ -192,13 +192,13 @@ describe('company signatories from the CLI', () => {
   let folder: string;
   let config: string;
 
-  before(async () => {
+  beforeAll(async () => {
     database = await createTestDatabase();
     gateway = await startTestGateway({ database, roles: ['api'] });
     folder = await mkdtemp(join(tmpdir(), 'dg-company-signatories-'));
     config = await writeConfigFile(folder, testSettings(join(folder, 'data'), { databaseUrl: database.url, port: await freePort(), logLevel: 'warn' }));
   });
-  after(async () => {
+  afterAll(async () => {
     await gateway.destroy();
     await database.drop();
     await rm(folder, { recursive: true, force: true });

@@ -11,7 +11,7 @@
  * Screenshots of the main pages are kept under <tmp>/depot-gateway-test-output/console
  * (or $DG_TEST_OUTPUT/console) for people to look at.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -62,7 +62,7 @@ describe('staff console in a browser', () => {
     return { page, errors };
   }
 
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({
       roles: ['api', 'worker'],
       settings: {
@@ -79,7 +79,7 @@ describe('staff console in a browser', () => {
     await mkdir(SCREENSHOTS, { recursive: true });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   });
-  after(async () => {
+  afterAll(async () => {
     await browser?.close();
     await gateway.destroy();
   });

@@ -8,7 +8,7 @@
  * database, the documents-per-minute chart, and a message's highlighted XML and the
  * ledger rows it wrote.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
 import { startTestGateway, waitFor, type TestGateway } from './support/harness.ts';
@@ -19,6 +19,14 @@ import { insertLines, insertRun } from '../src/ledger/debit-runs.repository.ts';
 import { recordSetAsideMail } from '../src/ledger/mail-set-aside.repository.ts';
 import { recordReportArrival } from '../src/ledger/report-deadlines.repository.ts';
 import { FIXED_NOW } from './support/harness.ts';
+import { hashSecret } from '../src/config/secret-hash.ts';
+import type { MailSender, OutgoingMail } from '../src/channels/mail/mail-sender.ts';
+import { parseBankAccount } from '../src/core/bank-account.ts';
+import { signatoriesOf, withdrawalSignText } from '../src/core/withdrawal-request.rules.ts';
+import { recordPayoutCanBegin } from '../src/ledger/payout-start.repository.ts';
+import { insertWithdrawalRequest } from '../src/ledger/withdrawal-requests.repository.ts';
+import { mailApplicationNotices } from '../src/pipeline/application-notices.job.ts';
+import { mailPayoutNotices } from '../src/pipeline/payout-notices.job.ts';
 
 const form = 'application/x-www-form-urlencoded';
 
@@ -41,18 +49,20 @@ describe('staff console', () => {
     return id;
   }
 
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({
       roles: ['api', 'worker'],
       settings: {
         staff: { users: [{ username: 'olga', password: 'operator-password' }, { username: 'vera', password: 'viewer-password', role: 'viewer' }] },
         workers: { reconcileEveryMs: 60_000, reconcileAfterMs: 60_000 },
+        // The demo advisor firm, to submit the insurance applications the review lists show.
+        api: { clients: [{ id: 'firm', kind: 'advisor-firm', organisationNumber: '5565555553', secretHash: await hashSecret('firm-secret') }] },
       },
     });
     operator = await signInToConsole(gateway.http!, 'olga', 'operator-password');
     viewer = await signInToConsole(gateway.http!, 'vera', 'viewer-password');
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
 
   test('signing in sets an HttpOnly, SameSite=Strict session cookie and goes back to the page asked for; a wrong password does not', async () => {
     const wrong = await postSignIn(gateway.http!, 'olga', 'not-the-password');
@@ -183,6 +193,15 @@ describe('staff console', () => {
     return answer.body;
   };
   const count = async (text: string, params: unknown[] = []) => Number((await sql<{ n: string }>(text, params))[0]!.n);
+  /** The notice, application and withdrawal lists: page, table id, and the count of the rows the page must show. */
+  const READ_ONLY_LISTS: readonly (readonly [url: string, table: string, counted: string])[] = [
+    ['/console/payout-notices', 'payout-notices', 'SELECT count(*) AS n FROM payout_notices'],
+    ['/console/payout-notices?unsent=true', 'payout-notices', 'SELECT count(*) AS n FROM payout_notices WHERE sent_at IS NULL'],
+    ['/console/application-notices', 'application-notices', 'SELECT count(*) AS n FROM application_notices'],
+    ['/console/applications', 'applications', `SELECT count(*) AS n FROM applications WHERE status = 'under-review'`],
+    ['/console/applications?status=', 'applications', 'SELECT count(*) AS n FROM applications'],
+    ['/console/withdrawal-requests', 'withdrawal-requests', 'SELECT count(*) AS n FROM withdrawal_requests'],
+  ];
 
   test('the read-only lists show what the database holds, each linked from the overview and the navigation', async () => {
     const id = await applied('CONSOLE-LIST-1', PERSONS.anna, '560000.00');
@@ -235,16 +254,152 @@ describe('staff console', () => {
     assert.match(mail, /stranger@example\.test/);
     assert.ok(!mail.includes(PERSONS.anna), 'a personnummer in a subject is masked');
 
-    const lists: [string, string, string][] = [
-      ['/console/payout-notices', 'payout-notices', 'SELECT count(*) AS n FROM payout_notices'],
-      ['/console/payout-notices?unsent=true', 'payout-notices', 'SELECT count(*) AS n FROM payout_notices WHERE sent_at IS NULL'],
-      ['/console/application-notices', 'application-notices', 'SELECT count(*) AS n FROM application_notices'],
-      ['/console/applications', 'applications', `SELECT count(*) AS n FROM applications WHERE status = 'under-review'`],
-      ['/console/applications?status=', 'applications', 'SELECT count(*) AS n FROM applications'],
-      ['/console/withdrawal-requests', 'withdrawal-requests', 'SELECT count(*) AS n FROM withdrawal_requests'],
-    ];
-    for (const [url, table, counted] of lists) assert.equal(rowsOf(await page(url), table), await count(counted), url);
+    for (const [url, table, counted] of READ_ONLY_LISTS) assert.equal(rowsOf(await page(url), table), await count(counted), url);
     assert.match(await page('/console/applications?status=lost'), /Status &quot;lost&quot; is not known/);
+  });
+
+  test('the notice, application and withdrawal lists show the rows the gateway recorded: sent and unsent notices, applications under review and decided, requested and rejected withdrawals', async () => {
+    const { db } = gateway.deps;
+    const ANNA = PERSONS.anna;
+    const ANNA_MAIL = 'anna.andersson@mail.example';
+    const KARIN_MAIL = 'karin.lind@demo-radgivning.example';
+    const CUSTOMER_SERVICE = 'customer.service@insurer.example';
+    const NOT_YET = '<span data-unsent>not yet</span>';
+    const mailed: OutgoingMail[] = [];
+    /** A mail sender that takes every mail but those to `refused`. */
+    const sender = (refused?: string): MailSender => ({
+      async send(mail) {
+        if (mail.to === refused) throw new Error('452 4.2.2 mailbox full');
+        mailed.push(mail);
+        return { messageId: `<console-${mailed.length}@test>` };
+      },
+      async close() {},
+    });
+
+    // Payout notices: the daily payout-start check on the day Anna turns 65 (her T and K insurances), mailed to
+    // customer service; then the check on the day Eva turns 65, not mailed yet.
+    const canBegin = await db.transaction((tx) => recordPayoutCanBegin(tx, '2035-01-01', new Date('2026-11-22T05:00:00Z')));
+    assert.deepEqual(canBegin.map((notice) => notice.insuranceNumber), ['INS-100001', 'INS-100006']);
+    const sentNotices = await db.transaction((tx) => mailPayoutNotices(tx, { mailSender: sender(), address: CUSTOMER_SERVICE, log: gateway.log }, new Date('2026-11-22T06:30:00Z')));
+    assert.deepEqual(sentNotices.map((notice) => notice.insuranceNumber), ['INS-100001', 'INS-100006']);
+    const later = await db.transaction((tx) => recordPayoutCanBegin(tx, '2041-07-15', new Date('2026-11-22T07:00:00Z')));
+    assert.deepEqual(later.map((notice) => notice.insuranceNumber), ['INS-100005']);
+
+    // Two insurance applications from the demo firm, both above the single premium that needs a review (and so with
+    // their notices to the advisor and the policyholder); the second approved by staff and so issued.
+    const token = await inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': form }, payload: 'grant_type=client_credentials&client_id=firm&client_secret=firm-secret' });
+    const bearer = `Bearer ${(token.json() as { access_token: string }).access_token}`;
+    const application = {
+      productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: ANNA }, insured: { id: ANNA },
+      premium: { single: '2500000.00' }, funds: [{ isin: 'SE000DEPA010', percent: 100 }],
+      custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
+    };
+    const submit = async (body: object) => {
+      const answer = await inject({ method: 'POST', url: '/InsuranceApplication', headers: { authorization: bearer }, payload: body });
+      assert.equal(answer.statusCode, 201, answer.body);
+      const saved = answer.json() as { applicationId: string; status: string };
+      assert.equal(saved.status, 'under-review');
+      return saved.applicationId;
+    };
+    const waiting = await submit({ ...application, policyholder: { id: ANNA, email: ANNA_MAIL } });
+    const decided = await submit(application);
+    const approval = await inject({
+      method: 'POST', url: `/api/applications/${decided}/approve`, headers: { authorization: basic('olga', 'operator-password') }, payload: { reason: 'the premium is from a property sale' },
+    });
+    assert.deepEqual(approval.json(), { applicationId: decided, status: 'issued' });
+    const issued = (await sql<{ insurance_number: string }>('SELECT insurance_number FROM applications WHERE application_id = $1', [decided]))[0]!.insurance_number;
+    assert.match(issued, /^INS-\d+$/);
+
+    // The application-notice job: the advisor's notice of the waiting application is mailed, the policyholder's is
+    // refused by the mail server (a failed try); those of the decided application are never mailed.
+    assert.equal(await db.transaction((tx) => mailApplicationNotices(tx, { mailSender: sender(ANNA_MAIL), log: gateway.log }, new Date('2026-11-22T10:05:00Z'))), 1);
+
+    // Two withdrawal requests on the issued insurance, to Anna's SEB account; the second rejected by staff.
+    const reading = parseBankAccount('50001234560');
+    assert.ok(reading.ok);
+    const account = reading.account;
+    for (const [requestId, amount, minute] of [['WR-CONSOLE-1', '12500.00', 0], ['WR-CONSOLE-2', '3000.00', 1]] as const) {
+      await db.transaction((tx) => insertWithdrawalRequest(tx, {
+        requestId, signCaseId: requestId.replace('WR-', 'SC-'), insuranceNumber: issued, customerId: ANNA, amount, account,
+        requestedAt: new Date(FIXED_NOW.getTime() + minute * 60_000), requestedBy: 'client:firm',
+        visibleText: withdrawalSignText({ insuranceNumber: issued, amount, account }), signatories: signatoriesOf(ANNA, ANNA)!,
+      }));
+    }
+    const rejection = await inject({
+      method: 'POST', url: '/api/withdrawal-requests/WR-CONSOLE-2/reject', headers: { authorization: basic('olga', 'operator-password') }, payload: { reason: 'asked for by mistake' },
+    });
+    assert.deepEqual(rejection.json(), { requestId: 'WR-CONSOLE-2', status: 'rejected' });
+
+    /** The cells of each row of a page's table, as the page renders them. */
+    const cellsOf = (body: string, id: string) => [...(body.match(new RegExp(`<table id="${id}">([\\s\\S]*?)</table>`))?.[1] ?? '').matchAll(/<tr>(<td>[\s\S]*?)<\/tr>/g)]
+      .map((row) => [...row[1]!.matchAll(/<td>([\s\S]*?)<\/td>/g)].map((cell) => cell[1]));
+    const rowsNamed = (body: string, id: string, ...first: string[]) => cellsOf(body, id).filter((cells) => first.every((value, index) => cells[index] === value));
+
+    // Each list has as many rows as the database, none now empty.
+    for (const [url, table, counted] of READ_ONLY_LISTS) {
+      const rows = await count(counted);
+      assert.ok(rows > 0, `${url}: rows to show`);
+      assert.equal(rowsOf(await page(url), table), rows, url);
+    }
+    // The overview counts what waits, each linked to its list.
+    const overview = await page('/console');
+    const card = (id: string, href: string) => Number(overview.match(new RegExp(`<a id="${id}" href="${href.replace(/[?]/g, '\\?')}">(\\d+)</a>`))?.[1]);
+    assert.equal(card('reviews', '/console/applications?status=under-review'), await count(`SELECT count(*) AS n FROM applications WHERE status = 'under-review'`));
+    assert.equal(card('withdrawals', '/console/withdrawal-requests?status=requested'), await count(`SELECT count(*) AS n FROM withdrawal_requests WHERE status = 'requested'`));
+    assert.equal(card('unsent-payout-notices', '/console/payout-notices?unsent=true'), await count('SELECT count(*) AS n FROM payout_notices WHERE sent_at IS NULL'));
+
+    // Payout notices: insurance, insured, custody account, the day payout can begin, recorded, mailed to whom and when.
+    const payouts = await page('/console/payout-notices');
+    assert.deepEqual(rowsNamed(payouts, 'payout-notices', 'INS-100001'), [
+      ['INS-100001', 'Anna Andersson', 'DEPA-100001', '2035-01-01', '', '', '2026-11-22 06:00:00', `2026-11-22 07:30:00 to ${CUSTOMER_SERVICE}`]]);
+    assert.deepEqual(rowsNamed(payouts, 'payout-notices', 'INS-100006'), [
+      ['INS-100006', 'Anna Andersson', 'DEPA-100006', '2035-01-01', '', '', '2026-11-22 06:00:00', `2026-11-22 07:30:00 to ${CUSTOMER_SERVICE}`]]);
+    const evasNotice = ['INS-100005', 'Eva Ek', 'DEPA-100005', '2041-07-15', '', '', '2026-11-22 08:00:00', NOT_YET];
+    assert.deepEqual(rowsNamed(payouts, 'payout-notices', 'INS-100005'), [evasNotice]);
+    assert.ok(payouts.includes('<a href="/console/payout-notices?unsent=true">Not mailed yet</a>'), 'a link to the unsent ones');
+    // Only the notice not mailed yet under ?unsent=true.
+    const unsentPayouts = await page('/console/payout-notices?unsent=true');
+    assert.deepEqual(cellsOf(unsentPayouts, 'payout-notices'), [evasNotice]);
+    assert.ok(unsentPayouts.includes('<a href="/console/payout-notices">All</a>'), 'a link back to all');
+
+    // Application notices: one per recipient, with the application's status now, the address, and what became of the mail.
+    const notices = await page('/console/application-notices');
+    const recorded = '2026-11-22 11:00:00';
+    const advisorMailed = [waiting, 'under-review', 'advisor', KARIN_MAIL, recorded, `2026-11-22 11:05:00 to ${KARIN_MAIL}`, ''];
+    const policyholderRefused = [waiting, 'under-review', 'policyholder', ANNA_MAIL, recorded, NOT_YET, '1: 452 4.2.2 mailbox full'];
+    const decidedAdvisor = [decided, 'issued', 'advisor', KARIN_MAIL, recorded, NOT_YET, ''];
+    const decidedPolicyholder = [decided, 'issued', 'policyholder', '(none known)', recorded, NOT_YET, ''];
+    assert.deepEqual(rowsNamed(notices, 'application-notices', waiting), [advisorMailed, policyholderRefused]);
+    assert.deepEqual(rowsNamed(notices, 'application-notices', decided), [decidedAdvisor, decidedPolicyholder]);
+    const unsentNotices = await page('/console/application-notices?unsent=true');
+    assert.equal(rowsOf(unsentNotices, 'application-notices'), await count('SELECT count(*) AS n FROM application_notices WHERE sent_at IS NULL'));
+    assert.deepEqual(rowsNamed(unsentNotices, 'application-notices', waiting), [policyholderRefused], 'the mailed notice is not among the unsent');
+    assert.deepEqual(rowsNamed(unsentNotices, 'application-notices', decided), [decidedAdvisor, decidedPolicyholder]);
+
+    // Applications: under review by default, the decided one under its status and under all; the customer masked.
+    const waitingRow = [waiting, 'insurance', 'under-review', recorded, '19700101-****', 'Kapitalförsäkring Depå (KF-DEPA)', '5565555553 / ADV-001', ''];
+    const issuedRow = [decided, 'insurance', 'issued', recorded, '19700101-****', 'Kapitalförsäkring Depå (KF-DEPA)', '5565555553 / ADV-001', issued];
+    const underReview = await page('/console/applications');
+    assert.deepEqual(rowsNamed(underReview, 'applications', waiting), [waitingRow]);
+    assert.deepEqual(rowsNamed(underReview, 'applications', decided), [], 'a decided application is not under review');
+    assert.deepEqual(cellsOf(await page('/console/applications?status=under-review'), 'applications'), cellsOf(underReview, 'applications'));
+    assert.deepEqual(cellsOf(await page('/console/applications?status=issued'), 'applications'), [issuedRow]);
+    const allApplications = await page('/console/applications?status=');
+    assert.deepEqual(rowsNamed(allApplications, 'applications', waiting), [waitingRow]);
+    assert.deepEqual(rowsNamed(allApplications, 'applications', decided), [issuedRow]);
+
+    // Withdrawal requests, oldest first: who asked when, the insurance and its custodian, amount, account, decision.
+    const requestedRow = ['WR-CONSOLE-1', 'requested', '2026-11-22 11:00:00 by client:firm', issued, '19700101-****', 'demo-custodian', '12500.00', 'SEB 50001234560', '', ''];
+    const rejectedRow = ['WR-CONSOLE-2', 'rejected', '2026-11-22 11:01:00 by client:firm', issued, '19700101-****', 'demo-custodian', '3000.00', 'SEB 50001234560', 'rejected', ''];
+    const withdrawals = await page('/console/withdrawal-requests');
+    assert.deepEqual(cellsOf(withdrawals, 'withdrawal-requests'), [requestedRow, rejectedRow]);
+    assert.deepEqual(cellsOf(await page('/console/withdrawal-requests?status=requested'), 'withdrawal-requests'), [requestedRow]);
+    assert.deepEqual(cellsOf(await page('/console/withdrawal-requests?status=rejected'), 'withdrawal-requests'), [rejectedRow]);
+
+    for (const [url, body] of [['/console/applications', underReview], ['/console/applications?status=', allApplications], ['/console/withdrawal-requests', withdrawals]] as const) {
+      assert.ok(!body.includes(ANNA), `${url}: no personnummer in full`);
+    }
+    assert.deepEqual(mailed.map((mail) => mail.to), [CUSTOMER_SERVICE, KARIN_MAIL], 'one mail of both payout notices, one to the advisor');
   });
 
   test('the overview charts the documents per minute of the last three hours, as many as the store holds', async () => {

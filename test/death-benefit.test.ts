@@ -7,7 +7,7 @@
  * order nothing more. A death recorded before the custodian reported a value is valued
  * by the run that orders it.
  */
-import { test } from 'node:test';
+import { expect, test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -62,7 +62,8 @@ test('a death before payout of a K insurance with repayment protection → one s
     // 123 456.78 from the account + 1 234.57 from the insurer = 124 691.35.
     const died = await end('INS-100006', '2026-05-18');
     assert.equal(died.status, 201);
-    assert.deepEqual(died.body.deathBenefit, {
+    // fetch's Response.json() parses in Node's own realm: compared with toStrictEqual.
+    expect(died.body.deathBenefit).toStrictEqual({
       insuranceNumber: 'INS-100006', deathDate: '2026-05-18', custodyValue: '123456.78', valueAsOf: '2026-05-15', insurerAmount: '1234.57',
       recordedBy: 'staff:staff', recordedAt: '2026-05-20T09:00:00.000Z', order: null,
     });
@@ -72,7 +73,7 @@ test('a death before payout of a K insurance with repayment protection → one s
       assert.deepEqual([ended.status, ended.body.cause, 'deathBenefit' in ended.body], [201, 'death', false], number);
     }
     // No value reported yet: recorded without one.
-    assert.deepEqual((await end('INS-200003', '2026-05-19')).body.deathBenefit, {
+    expect((await end('INS-200003', '2026-05-19')).body.deathBenefit).toStrictEqual({
       insuranceNumber: 'INS-200003', deathDate: '2026-05-19', custodyValue: null, valueAsOf: null, insurerAmount: null,
       recordedBy: 'staff:staff', recordedAt: '2026-05-20T09:00:00.000Z', order: null,
     });
@@ -120,7 +121,7 @@ test('a death before payout of a K insurance with repayment protection → one s
     const again = await makeRun(db, deps, (tx) => runPayoutRun(tx, deps, '2026-06', new Date('2026-06-02T05:00:00Z')));
     const july = await makeRun(db, deps, (tx) => runPayoutRun(tx, deps, '2026-07', new Date('2026-07-01T05:00:00Z')));
     assert.deepEqual([again.created, july.created], [[], []]);
-    assert.deepEqual((await readdir(outbox)).filter((name) => name.endsWith('.xml')), ['payout-2026-06.DebitAccounts.xml']);
+    expect((await readdir(outbox)).filter((name) => name.endsWith('.xml'))).toStrictEqual(['payout-2026-06.DebitAccounts.xml']);
     const { rows: counts } = await db.query(`SELECT (SELECT count(*)::int FROM debit_lines) AS lines, (SELECT count(*)::int FROM payout_orders) AS orders`);
     assert.deepEqual(counts, [{ lines: 2, orders: 0 }]);
   } finally {

@@ -10,7 +10,7 @@
  * tax on an opening value or payouts after it; and the runs missed while the gateway was
  * down, made at start.
  */
-import { test, before, after } from 'node:test';
+import { test, beforeAll, afterAll, expect } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -33,10 +33,10 @@ const CUSTOMER_SERVICE = 'customer.service@insurer.example';
 const schemas = SchemaRegistry.load(join(PROJECT_ROOT, 'schemas'));
 let template: TestDatabase;
 
-before(async () => {
+beforeAll(async () => {
   template = await createDemoLedgerTemplate();
 });
-after(() => template?.drop());
+afterAll(() => template?.drop());
 
 async function gatewayOnDemoLedger(options: Parameters<typeof startTestGateway>[0] = {}): Promise<TestGateway> {
   const database = await createTestDatabase(template.name);
@@ -195,7 +195,7 @@ test('a year of debit runs for a P, a T and a K insurance, to the öre; a repeat
     const before = await Promise.all((await xmlFiles(gateway)).map((name) => outboxFile(gateway, name)));
     const again = await makeRun(db, deps, (tx) => runDebitRun(tx, deps, { year: 2024, quarter: 1 }, new Date('2024-12-01T08:00:00Z')));
     assert.deepEqual([again.created, again.delivered], [[], []]);
-    assert.deepEqual(await xmlFiles(gateway), ['debit-run-2023-Q4.DebitAccounts.xml', 'debit-run-2024-Q1.DebitAccounts.xml', 'debit-run-2024-Q2.DebitAccounts.xml', 'debit-run-2024-Q3.DebitAccounts.xml']);
+    expect(await xmlFiles(gateway)).toEqual(['debit-run-2023-Q4.DebitAccounts.xml', 'debit-run-2024-Q1.DebitAccounts.xml', 'debit-run-2024-Q2.DebitAccounts.xml', 'debit-run-2024-Q3.DebitAccounts.xml']);
     assert.deepEqual(await Promise.all((await xmlFiles(gateway)).map((name) => outboxFile(gateway, name))), before);
     const { rows: counts } = await db.query<{ runs: number; documents: number; delivered: number }>(
       `SELECT (SELECT count(*)::int FROM debit_runs) AS runs, (SELECT count(*)::int FROM outgoing_documents) AS documents,
@@ -237,7 +237,7 @@ test('a failed delivery leaves the run stored; the run made again delivers the r
     const retried = await makeRun(db, deps, (tx) => runDebitRun(tx, deps, { year: 2024, quarter: 3 }, new Date('2024-11-01T09:00:00Z')));
     assert.deepEqual([retried.created, retried.undelivered], [[], []]);
     assert.deepEqual(retried.delivered, [{ documentId: 'DA-2024-Q3-demo-custodian', target: join(outbox, 'debit-run-2024-Q3.DebitAccounts.xml') }]);
-    assert.deepEqual(await xmlFiles(gateway), ['debit-run-2024-Q3.DebitAccounts.xml']);
+    expect(await xmlFiles(gateway)).toEqual(['debit-run-2024-Q3.DebitAccounts.xml']);
     assert.equal(await outboxFile(gateway, 'debit-run-2024-Q3.DebitAccounts.xml'), recorded.body);
     const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM outgoing_documents');
     assert.equal(rows[0]?.n, 1);
@@ -288,7 +288,7 @@ test('an insurance in payout: a sell order by the 10th and a payout by the 22nd 
       await makeRun(db, deps, (tx) => runPayoutRun(tx, deps, month, new Date(`${month}-02T05:00:00Z`))); // a repeat: nothing new
     }
     // September: paid out, no file.
-    assert.deepEqual(await xmlFiles(gateway), months.slice(0, 4).map((m) => `payout-${m}.DebitAccounts.xml`));
+    expect(await xmlFiles(gateway)).toEqual(months.slice(0, 4).map((m) => `payout-${m}.DebitAccounts.xml`));
     const installments = await Promise.all(months.slice(0, 4).map(async (m) => linesOf(await outboxFile(gateway, `payout-${m}.DebitAccounts.xml`))['DEPA-100002']));
     assert.deepEqual(installments, [
       // 40 000.00 / 4. 10 May 2026 is a Sunday: sell by Friday the 8th; the 22nd is a Friday.
@@ -422,7 +422,7 @@ test('an insurance ended during its payout gets no more orders; staff end insura
 
     // June: no order for it, and it stays where the payout stopped.
     await makeRun(db, deps, (tx) => runPayoutRun(tx, deps, '2026-06', new Date('2026-06-01T05:00:00Z')));
-    assert.deepEqual(await xmlFiles(gateway), ['payout-2026-05.DebitAccounts.xml']);
+    expect(await xmlFiles(gateway)).toEqual(['payout-2026-05.DebitAccounts.xml']);
     const { rows: payout } = await db.query<{ status: string; orders: number }>(
       `SELECT p.status, (SELECT count(*)::int FROM payout_orders o WHERE o.insurance_number = p.insurance_number) AS orders FROM payouts p WHERE p.insurance_number = 'INS-100002'`);
     assert.deepEqual(payout, [{ status: 'paying', orders: 1 }]);
@@ -491,7 +491,7 @@ test('runs missed while the gateway was down are made at start', async () => {
     // Delivered by the deliver stage once each run has committed.
     const expected = ['debit-run-2024-Q2.DebitAccounts.xml', 'debit-run-2024-Q3.DebitAccounts.xml', 'payout-2024-11.DebitAccounts.xml'];
     await waitFor(async () => (await xmlFiles(gateway)).length >= expected.length, 'the three files');
-    assert.deepEqual(await xmlFiles(gateway), expected);
+    expect(await xmlFiles(gateway)).toEqual(expected);
     // 12 000.00 over 12 months: 1 000.00; 10 November 2024 is a Sunday: sell by Friday the 8th; the 22nd is a Friday.
     assert.deepEqual(linesOf(await outboxFile(gateway, 'payout-2024-11.DebitAccounts.xml'))['DEPA-100002'], {
       SellOrder: '1000.00', SellBy: '2024-11-08', Payout: '1000.00', PayBy: '2024-11-22', Installment: '1', Final: 'false',
@@ -550,14 +550,14 @@ test('payout can begin: customer service is mailed once per notice; without mail
     const auth = { authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` };
     const listed = await fetch(`http://127.0.0.1:${port}/api/payout-notices`, { headers: auth });
     assert.equal(listed.status, 200);
-    assert.deepEqual((await listed.json()) as unknown, {
+    expect((await listed.json()) as unknown).toEqual({
       notices: [{
         insuranceNumber: 'INS-100002', insuredName: 'Bertil Berg', accountNumber: 'DEPA-100002', canBegin: null, firstMonth: '2026-05', firstAmount: '10000.00',
         payBy: '2026-05-22', recordedAt: '2026-05-01T05:00:00.000Z', sentTo: CUSTOMER_SERVICE, sentAt: '2026-05-01T06:00:00.000Z',
       }],
     });
     const unsent = await fetch(`http://127.0.0.1:${port}/api/payout-notices?unsent=true`, { headers: auth });
-    assert.deepEqual((await unsent.json()) as unknown, { notices: [] });
+    expect((await unsent.json()) as unknown).toEqual({ notices: [] });
     assert.equal((await fetch(`http://127.0.0.1:${port}/api/payout-notices`)).status, 401);
 
     const config = await writeConfigFile(folder, testSettings(join(folder, 'data'), { databaseUrl: gateway.database!.url, port, logLevel: 'warn' }));

@@ -3,7 +3,7 @@
  * authentication in front of the queue dashboard and the message API, and a dead
  * message made alive again by replay once its cause is fixed.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll, expect } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import type { InjectOptions } from 'fastify';
@@ -15,13 +15,13 @@ const wrong = `Basic ${Buffer.from('staff:not-the-password').toString('base64')}
 
 describe('http', () => {
   let gateway: TestGateway;
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({
       roles: ['api', 'worker'],
       settings: { workers: { attempts: 2, backoffMs: 50, reconcileEveryMs: 60_000, reconcileAfterMs: 60_000 } },
     });
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
   const inject = (options: InjectOptions) => gateway.http!.inject(options);
 
   test('health and readiness report PostgreSQL and Redis', async () => {
@@ -130,7 +130,7 @@ describe('http', () => {
       const found = (await readdir(outbox)).filter((name) => name.includes(messageId) && !name.startsWith('.'));
       return found.length > 0 ? found : undefined;
     }, 'the response file after replay');
-    assert.deepEqual(files, [`undeliverable.${messageId}.SalaryAdjustmentResponse.xml`]);
+    expect(files).toEqual([`undeliverable.${messageId}.SalaryAdjustmentResponse.xml`]);
     const after = (await inject({ url: `/api/messages/${messageId}`, headers: { authorization: staff } })).json() as { message: { status: string } };
     assert.equal(after.message.status, 'applied');
     const again = await inject({ method: 'POST', url: `/api/messages/${messageId}/replay`, headers: { authorization: staff } });

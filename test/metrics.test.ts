@@ -5,7 +5,7 @@
  * gauge read from the message store; the page needs staff credentials and is valid
  * Prometheus text.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dropFile, startTestGateway, waitFor, type TestGateway } from './support/harness.ts';
@@ -18,13 +18,13 @@ const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\
 
 describe('metrics', () => {
   let gateway: TestGateway;
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({
       roles: ['api', 'worker', 'watch'],
       settings: { workers: { attempts: 2, backoffMs: 50, reconcileEveryMs: 60_000, reconcileAfterMs: 60_000 } },
     });
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
 
   const scrape = async (): Promise<string> => {
     const answer = await gateway.http!.inject({ url: '/metrics', headers: { authorization: staff } });

@@ -7,7 +7,7 @@
  * exactly one sell order and one payout in the custodian's DebitAccounts, and the last
  * one closes the insurance as paid out.
  */
-import { test } from 'node:test';
+import { test, expect } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -98,7 +98,7 @@ test('payout can begin at 65 → notice → payout registered by staff → three
     assert.equal((await register('INS-999999', valid)).body.code, 'RESOURCE_NOT_FOUND');
     const registered = await register('INS-100001', valid);
     assert.equal(registered.status, 201);
-    assert.deepEqual(registered.body, {
+    expect(registered.body).toEqual({
       insuranceNumber: 'INS-100001', canBegin: '2035-01-01', period: '3m', months: 3, firstMonth: '2035-01', withdrawalAccount: VALID_SEB_ACCOUNT,
       bankName: 'SEB', registeredBy: 'staff:staff', registeredAt: '2035-01-02T09:00:00.000Z',
     });
@@ -122,7 +122,7 @@ test('payout can begin at 65 → notice → payout registered by staff → three
     const months = ['2035-01', '2035-02', '2035-03'];
     for (const month of months) await makeRun(db, deps, (tx) => runPayoutRun(tx, deps, month, new Date(`${month}-01T05:00:00Z`)));
     const outbox = gateway.outbox('demo-custodian');
-    assert.deepEqual((await readdir(outbox)).filter((name) => name.endsWith('.xml')).sort(), months.map((m) => `payout-${m}.DebitAccounts.xml`));
+    expect((await readdir(outbox)).filter((name) => name.endsWith('.xml')).sort()).toEqual(months.map((m) => `payout-${m}.DebitAccounts.xml`));
     const orders = [];
     for (const month of months) {
       const xml = await readFile(join(outbox, `payout-${month}.DebitAccounts.xml`), 'utf8');

@@ -6,7 +6,7 @@
  * Each answers 401 with its family's documented refusal, except the few below that are
  * public by design, each with its own check.
  */
-import { describe, test, before, after } from 'node:test';
+import { afterAll, beforeAll, describe, test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { startTestGateway, type TestGateway } from './support/harness.ts';
@@ -72,7 +72,7 @@ describe('every route needs credentials, except an explicit few', () => {
   let gateway: TestGateway;
   let routes: readonly ServedRoute[];
 
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({
       roles: ['api', 'worker'],
       settings: {
@@ -88,7 +88,7 @@ describe('every route needs credentials, except an explicit few', () => {
     });
     routes = dedupe(gateway.http!.servedRoutes);
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
 
   const inject = (options: InjectOptions) => gateway.http!.inject(options);
   const isPublic = (url: string) => PUBLIC_ROUTES.some((entry) => entry.url.test(url));

@@ -5,7 +5,7 @@
  * 13:00 validation run against a local account-ownership register, and the access
  * rules (a firm with a power of attorney, the custodian holding the customer's account).
  */
-import { describe, test, before, after } from 'node:test';
+import { afterAll, beforeAll, describe, test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
 import { pino } from 'pino';
@@ -30,7 +30,7 @@ describe('withdrawal accounts', () => {
   let insuranceNumber = '';
   const clients = { firm: 'firm-secret', 'other-firm': 'other-secret', custodian: 'custodian-secret', 'other-custodian': 'other-custodian-secret' };
 
-  before(async () => {
+  beforeAll(async () => {
     gateway = await startTestGateway({
       roles: ['api'], clock: () => now,
       settings: {
@@ -59,7 +59,7 @@ describe('withdrawal accounts', () => {
     assert.equal((issued.json() as { status: string }).status, 'issued', issued.body);
     insuranceNumber = (issued.json() as { insuranceId: string }).insuranceId;
   });
-  after(() => gateway.destroy());
+  afterAll(() => gateway.destroy());
 
   /** A token at the test's clock (the clock moves over days; a token lasts minutes). */
   const tokenOf = async (client: string) => {

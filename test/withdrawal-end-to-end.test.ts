@@ -9,7 +9,7 @@
  * worker process is killed between the approval and the DebitAccounts file: after a
  * restart the recorded file is delivered, once.
  */
-import { test, before, after } from 'node:test';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -35,14 +35,14 @@ const STAFF = { authorization: `Basic ${Buffer.from('staff:test-password').toStr
 let template: TestDatabase;
 let certificates: TestCertificates;
 let bankid: LocalBankIdServer;
-before(async () => {
+beforeAll(async () => {
   template = await createDemoLedgerTemplate();
   certificates = await makeTestCertificates();
   bankid = await startLocalBankIdServer({
     tls: { cert: await readFile(certificates.server.cert), key: await readFile(certificates.server.key), clientCa: await readFile(certificates.ca.cert) },
   });
 });
-after(async () => {
+afterAll(async () => {
   await bankid?.close();
   await certificates?.remove();
   await template?.drop();
@@ -134,13 +134,14 @@ test('registered at 06:55, validated at 13:00, requested, approved, signed by bo
     const { requestId, signCaseId } = created.json() as { requestId: string; signCaseId: string };
     const approved = await staff({ method: 'POST', url: `/api/withdrawal-requests/${requestId}/approve`, payload: { reason: 'within the policy' } });
     assert.deepEqual(approved.json(), { requestId, status: 'approved' });
-    assert.deepEqual(await withdrawalFiles(gateway.outbox('demo-custodian')), [], 'nothing ordered before both have signed');
+    // withdrawalFiles derives from fs.readdir (another realm's array): compared with toStrictEqual.
+    expect(await withdrawalFiles(gateway.outbox('demo-custodian'))).toStrictEqual([]); // nothing ordered before both have signed
 
     await signAll(signCaseId);
     const outbox = gateway.outbox('demo-custodian');
     await waitFor(async () => (await status(requestId)) === 'sent', 'the DebitAccounts file delivered');
     const file = `withdrawal-${requestId}.DebitAccounts.xml`;
-    assert.deepEqual(await withdrawalFiles(outbox), [file]);
+    expect(await withdrawalFiles(outbox)).toStrictEqual([file]);
     const body = await readFile(join(outbox, file), 'utf8');
     assert.match(body, new RegExp(`<AccountNumber>${custodyAccount}</AccountNumber>`));
     assert.match(body, /<SellOrder>\s*<Reason>Payout<\/Reason>\s*<Amount>12500\.00<\/Amount>\s*<SellBy>2026-11-30<\/SellBy>\s*<\/SellOrder>/);
@@ -233,7 +234,7 @@ test('registered by staff from a paper form; the worker killed between the appro
     worker.child.kill('SIGTERM');
     assert.equal(await worker.exited, 0, worker.output());
 
-    assert.deepEqual(await withdrawalFiles(outbox), [document!.file_name]);
+    expect(await withdrawalFiles(outbox)).toStrictEqual([document!.file_name]);
     assert.equal(await readFile(join(outbox, document!.file_name), 'utf8'), document!.body);
     const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM debit_runs WHERE run_key = $1', [`withdrawal-${request.requestId}`]);
     assert.equal(rows[0]!.n, 1, 'ordered once');

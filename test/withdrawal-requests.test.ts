@@ -7,7 +7,7 @@
  * expires — the staff approval, the DebitAccounts document made exactly once, and the
  * status following the custodian's report.
  */
-import { describe, test, before, after } from 'node:test';
+import { afterAll, beforeAll, describe, test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import type { InjectOptions } from 'fastify';
@@ -37,7 +37,7 @@ describe('withdrawal requests and sign cases', () => {
   let requestId = '';
   let signCaseId = '';
 
-  before(async () => {
+  beforeAll(async () => {
     certificates = await makeTestCertificates();
     const relyingParty = await certificates.client('depot-gateway-rp');
     bankid = await startLocalBankIdServer({
@@ -79,7 +79,7 @@ describe('withdrawal requests and sign cases', () => {
       );
     }
   });
-  after(async () => {
+  afterAll(async () => {
     await gateway.destroy();
     await bankid.close();
     await certificates.remove();
