@@ -346,6 +346,7 @@ describe('staff console', () => {
     const card = (id: string, href: string) => Number(overview.match(new RegExp(`<a id="${id}" href="${href.replace(/[?]/g, '\\?')}">(\\d+)</a>`))?.[1]);
     assert.equal(card('reviews', '/console/applications?status=under-review'), await count(`SELECT count(*) AS n FROM applications WHERE status = 'under-review'`));
     assert.equal(card('withdrawals', '/console/withdrawal-requests?status=requested'), await count(`SELECT count(*) AS n FROM withdrawal_requests WHERE status = 'requested'`));
+    assert.equal(card('signed-withdrawals', '/console/withdrawal-requests?status=signed'), await count(`SELECT count(*) AS n FROM withdrawal_requests WHERE status = 'signed'`));
     assert.equal(card('unsent-payout-notices', '/console/payout-notices?unsent=true'), await count('SELECT count(*) AS n FROM payout_notices WHERE sent_at IS NULL'));
 
     // Payout notices: insurance, insured, custody account, the day payout can begin, recorded, mailed to whom and when.

@@ -16,7 +16,7 @@ import { perMinuteChart } from './per-minute-chart.ts';
  * The overview staff keep open all day: today's documents per counterparty and type
  * with their statuses, and what needs a person — dead messages, queue backlogs, late
  * and missing custodian reports (the last 14 days), mail set aside, applications
- * waiting for a manual review, withdrawals waiting for a decision, payout notices not
+ * waiting for a manual review, withdrawals waiting for signatures or a decision, payout notices not
  * mailed — and the documents received per minute over the last hours. Every number
  * links to the list behind it.
  */
@@ -32,13 +32,14 @@ export function registerOverviewPage(app: FastifyInstance, options: HttpServerOp
     const today = stockholmDate(now);
     const chartFrom = new Date(Math.floor(now.getTime() / 60_000) * 60_000 - (CHART_HOURS * 60 - 1) * 60_000);
     const chartTo = new Date(chartFrom.getTime() + CHART_HOURS * 3_600_000);
-    const [day, dead, reports, setAside, reviews, withdrawals, payoutNotices, perMinute, depths] = await Promise.all([
+    const [day, dead, reports, setAside, reviews, unsigned, signed, payoutNotices, perMinute, depths] = await Promise.all([
       countMessagesOfDay(deps.db, today),
       countDeadMessages(deps.db),
       listCustodianReports(deps.db, custodians, { from: addDays(today, -14), to: today, statuses: ['late', 'missing'] }, now),
       listSetAsideMail(deps.db, LIST_LIMIT),
       listApplications(deps.db, { status: 'under-review' }, LIST_LIMIT),
       listWithdrawalRequests(deps.db, 'requested', LIST_LIMIT),
+      listWithdrawalRequests(deps.db, 'signed', LIST_LIMIT),
       listPayoutNotices(deps.db, { unsent: true }),
       countDocumentsPerMinute(deps.db, chartFrom, chartTo),
       queues ? queues.counts() : undefined,
@@ -52,7 +53,8 @@ export function registerOverviewPage(app: FastifyInstance, options: HttpServerOp
   ${card('Missing custodian reports (14 days)', missing, '/console/custodian-reports?status=missing', 'missing-reports')}
   ${card('Mail set aside', setAside.length, '/console/mail-set-aside', 'set-aside', setAside.length >= LIST_LIMIT)}
   ${card('Waiting for manual review', reviews.length, '/console/applications?status=under-review', 'reviews', reviews.length >= LIST_LIMIT)}
-  ${card('Withdrawal requests, status requested', withdrawals.length, '/console/withdrawal-requests?status=requested', 'withdrawals', withdrawals.length >= LIST_LIMIT)}
+  ${card('Withdrawal requests not signed yet', unsigned.length, '/console/withdrawal-requests?status=requested', 'withdrawals', unsigned.length >= LIST_LIMIT)}
+  ${card('Signed withdrawal requests waiting for a decision', signed.length, '/console/withdrawal-requests?status=signed', 'signed-withdrawals', signed.length >= LIST_LIMIT)}
   ${card('Payout notices not mailed', payoutNotices.length, '/console/payout-notices?unsent=true', 'unsent-payout-notices')}
 </div>
 <p>Also: <a href="/console/runs">debit and payout runs</a> · <a href="/console/application-notices">application notices</a></p>
