@@ -120,8 +120,11 @@ describe('fixtures', () => {
     });
   }
 
+  // Each fixture has its own database and gateway, so they run side by side (jest's
+  // maxConcurrency, 5): most of a fixture's time is PostgreSQL copying and dropping its
+  // database, which overlaps well (241 fixtures: 273 s one by one, 55 s five at a time).
   for (const fixture of fixtures) {
-    test(`${fixture.type}/${fixture.kind}/${fixture.name}`, async () => {
+    test.concurrent(`${fixture.type}/${fixture.kind}/${fixture.name}`, async () => {
       if (fixture.kind === 'invalid') assert.ok(fixture.expectedCode, 'an invalid fixture is named <ERROR_CODE>-<what>.xml');
       const database = await createTestDatabase(template.name);
       const gateway = await startTestGateway({ roles: [], inline: true, database });

