@@ -70,7 +70,8 @@ export async function registerRestApi(app: FastifyInstance, options: RestApiOpti
       // routes log nothing of their own, so otherwise they share the REST API's logger.
       if (!options.log.isLevelEnabled('info')) authenticated.setChildLoggerFactory((logger) => logger);
       requireApiClient(authenticated, tokens, clock);
-      await registerProductRoutes(authenticated, { db: options.db, clock });
+      // A scope of their own: the catalogue's access hook is for the catalogue's routes only.
+      await authenticated.register(async (catalogue) => registerProductRoutes(catalogue, { db: options.db, clock }));
       await registerAdvisorRoutes(authenticated, { db: options.db, clock });
       await registerInsuranceApplicationRoutes(authenticated, { config: options.config, db: options.db, clock });
       await registerPlanApplicationRoutes(authenticated, { config: options.config, db: options.db, clock });
