@@ -368,8 +368,9 @@ describe('staff console', () => {
     const recorded = '2026-11-22 11:00:00';
     const advisorMailed = [waiting, 'under-review', 'advisor', KARIN_MAIL, recorded, `2026-11-22 11:05:00 to ${KARIN_MAIL}`, ''];
     const policyholderRefused = [waiting, 'under-review', 'policyholder', ANNA_MAIL, recorded, NOT_YET, '1: 452 4.2.2 mailbox full'];
-    const decidedAdvisor = [decided, 'issued', 'advisor', KARIN_MAIL, recorded, NOT_YET, ''];
-    const decidedPolicyholder = [decided, 'issued', 'policyholder', '(none known)', recorded, NOT_YET, ''];
+    // Never to be mailed, and saying why: decided before it was mailed, or no address known.
+    const decidedAdvisor = [decided, 'issued', 'advisor', KARIN_MAIL, recorded, '<span data-never>never: the application was decided first</span>', ''];
+    const decidedPolicyholder = [decided, 'issued', 'policyholder', '(none known)', recorded, '<span data-never>never: no address known</span>', ''];
     assert.deepEqual(rowsNamed(notices, 'application-notices', waiting), [advisorMailed, policyholderRefused]);
     assert.deepEqual(rowsNamed(notices, 'application-notices', decided), [decidedAdvisor, decidedPolicyholder]);
     const unsentNotices = await page('/console/application-notices?unsent=true');

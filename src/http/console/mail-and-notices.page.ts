@@ -4,7 +4,7 @@ import { listApplicationNotices, type ApplicationNoticeView } from '../../ledger
 import { listSetAsideMail, type SetAsideMailView } from '../../ledger/mail-set-aside.repository.ts';
 import { listPayoutNotices, type PayoutNoticeView } from '../../pipeline/payout-notices.job.ts';
 import type { HttpServerOptions } from '../server.ts';
-import { html } from './html.ts';
+import { html, type Html } from './html.ts';
 import { choices, formatTime, listTable, page, type Column } from './layout.ts';
 
 /**
@@ -69,6 +69,14 @@ const PAYOUT_COLUMNS: readonly Column<PayoutNoticeView>[] = [
 const APPLICATION_NOTICE_COLUMNS: readonly Column<ApplicationNoticeView>[] = [
   ['Application', (notice) => notice.applicationId], ['Application status', (notice) => notice.applicationStatus], ['To', (notice) => notice.recipient],
   ['Address', (notice) => notice.address ?? '(none known)'], ['Recorded', (notice) => formatTime(notice.recordedAt)],
-  ['Mailed', (notice) => (notice.sentAt ? `${formatTime(notice.sentAt)} to ${notice.sentTo ?? ''}` : html`<span data-unsent>not yet</span>`)],
+  ['Mailed', applicationNoticeMailed],
   ['Failed tries', (notice) => (notice.failedAttempts > 0 ? `${notice.failedAttempts}: ${notice.lastError ?? ''}` : '')],
 ];
+
+/** Mailed when, or why it never will be: no address known, or the application decided before it was mailed. */
+function applicationNoticeMailed(notice: ApplicationNoticeView): string | Html {
+  if (notice.sentAt) return `${formatTime(notice.sentAt)} to ${notice.sentTo ?? ''}`;
+  if (notice.address === null) return html`<span data-never>never: no address known</span>`;
+  if (notice.applicationStatus !== 'under-review') return html`<span data-never>never: the application was decided first</span>`;
+  return html`<span data-unsent>not yet</span>`;
+}
