@@ -22,6 +22,7 @@ import { openPostgresDatabase } from './ledger/postgres.database.ts';
 import { seedDemoData } from './ledger/demo-data.ts';
 import { Catalogue } from './messages/catalogue.ts';
 import { processSchemaValidator } from './messages/validation-thread.ts';
+import { ValidatorOnFirstUse } from './messages/validator-on-first-use.ts';
 import { createIntake } from './pipeline/intake.ts';
 import { startEmbeddedRedis, type EmbeddedRedis } from './pipeline/embedded-redis.ts';
 import { ApplyLoop } from './pipeline/apply-loop.ts';
@@ -143,8 +144,10 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       closers.push(() => closeWithin('queues', () => opened.close(), REDIS_CLOSE_MS, log));
     }
 
-    const schemas = await processSchemaValidator(join(PROJECT_ROOT, 'schemas'));
-    log.info({ validation: schemas.where, libxml2: schemas.libxml2, binding: schemas.binding }, 'schema validation ready');
+    // A command (no role) starts validation with the first document it validates, if any.
+    const startValidation = () => processSchemaValidator(join(PROJECT_ROOT, 'schemas'));
+    const schemas = options.roles.length === 0 ? new ValidatorOnFirstUse(startValidation) : await startValidation();
+    if (options.roles.length > 0) log.info({ validation: schemas.where, libxml2: schemas.libxml2, binding: schemas.binding }, 'schema validation ready');
     schemas.onBroken((error) =>
       log.fatal({ err: error }, 'the validation thread stopped: documents cannot be validated until the gateway is restarted (their jobs retry, then go dead for replay)'));
     const deps: PipelineDeps = {
