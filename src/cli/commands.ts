@@ -1,7 +1,8 @@
 import { copyFile, readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { openDatabase, openGateway, type Gateway, type Role } from '../app.ts';
+import type { Gateway, Role } from '../app.ts';
+import { compositionRoot } from './gateway-or-store.ts';
 import type { Sql } from '../ledger/database.ts';
 import { loadConfig } from '../config/load-config.ts';
 import type { GatewayConfig } from '../config/config.schema.ts';
@@ -50,7 +51,7 @@ function config(options: GlobalOptions): Readonly<GatewayConfig> {
 export async function runStart(options: GlobalOptions, roles: readonly Role[]): Promise<void> {
   const settings = config(options);
   const format = chooseLogFormat(settings.logFormat, process.stdout.isTTY === true);
-  const gateway = await openGateway(settings, { roles, log: await createGatewayLogger(settings, format) });
+  const gateway = await (await compositionRoot()).openGateway(settings, { roles, log: await createGatewayLogger(settings, format) });
   const log = gateway.log;
   log.info(
     {
@@ -74,7 +75,7 @@ export async function runStart(options: GlobalOptions, roles: readonly Role[]): 
 export async function runMigrate(options: GlobalOptions): Promise<void> {
   // The database alone: opening a gateway would migrate first and leave nothing to report.
   const settings = config(options);
-  const db = await openDatabase(settings, resolve(settings.dataDir));
+  const db = await (await compositionRoot()).openDatabase(settings, resolve(settings.dataDir));
   try {
     const applied = await migrate(db);
     if (settings.demo) await seedDemoData(db);
@@ -105,7 +106,7 @@ export async function runSubmit(options: GlobalOptions, file: string, submit: Su
     const outcome = await client.waitForOutcome(receipt.messageId, Number(submit.timeout) * 1000);
     return finishSubmit(submit, receipt, outcome.message, outcome.response);
   }
-  const gateway = await openGateway(settings, { roles: [], inline: true, log: commandLog() });
+  const gateway = await (await compositionRoot()).openGateway(settings, { roles: [], inline: true, log: commandLog() });
   let workFile: string | undefined;
   let receipt: IntakeReceipt | undefined;
   try {
@@ -141,7 +142,7 @@ export async function runReplay(options: GlobalOptions, id: string): Promise<voi
     printJson(await client.replay(id));
     return;
   }
-  const gateway = await openGateway(settings, { roles: [], inline: true, log: commandLog() });
+  const gateway = await (await compositionRoot()).openGateway(settings, { roles: [], inline: true, log: commandLog() });
   try {
     const stage = await replayMessage(gateway.deps.db, gateway.deps.scheduler, id);
     printJson({ messageId: id, replayedFrom: stage, status: (await getMessage(gateway.deps.db, id))?.status });
@@ -352,7 +353,7 @@ async function readStore<T>(options: GlobalOptions, local: (gateway: Gateway) =>
 }
 
 async function withStore<T>(options: GlobalOptions, work: (gateway: Gateway) => Promise<T>): Promise<T> {
-  const gateway = await openGateway(config(options), { roles: [], inline: true, log: commandLog() });
+  const gateway = await (await compositionRoot()).openGateway(config(options), { roles: [], inline: true, log: commandLog() });
   try {
     return await work(gateway);
   } finally {
