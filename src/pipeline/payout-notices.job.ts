@@ -66,10 +66,11 @@ function view(row: NoticeRow): PayoutNoticeView {
 }
 
 /** Every notice, newest first; with `unsent` only those not mailed yet. */
-export async function listPayoutNotices(db: Pick<Database, 'query'>, query: { readonly unsent?: boolean } = {}): Promise<PayoutNoticeView[]> {
+export async function listPayoutNotices(db: Pick<Database, 'query'>, query: { readonly unsent?: boolean; readonly limit?: number } = {}): Promise<PayoutNoticeView[]> {
   const { rows } = await db.query<NoticeRow>(
     `SELECT ${NOTICE_COLUMNS} ${NOTICE_FROM} ${query.unsent ? 'WHERE n.sent_at IS NULL' : ''}
-      ORDER BY n.recorded_at DESC, n.insurance_number`,
+      ORDER BY n.recorded_at DESC, n.insurance_number LIMIT $1`,
+    [query.limit ?? null], // LIMIT NULL: all of them
   );
   return rows.map(view);
 }

@@ -28,9 +28,9 @@ ${listTable('set-aside', mails, MAIL_COLUMNS, 'No mail set aside.')}${more(mails
 
   app.get<{ Querystring: { unsent?: string } }>('/console/payout-notices', async (request, reply) => {
     const unsent = request.query.unsent === 'true';
-    const notices = await listPayoutNotices(db, { unsent });
+    const notices = await listPayoutNotices(db, { unsent, limit: LIST_LIMIT });
     const body = html`${unsentChoices('/console/payout-notices', unsent)}
-${listTable('payout-notices', notices, PAYOUT_COLUMNS, unsent ? 'Every payout notice is mailed.' : 'No payout notices.')}`;
+${listTable('payout-notices', notices, PAYOUT_COLUMNS, unsent ? 'Every payout notice is mailed.' : 'No payout notices.')}${more(notices.length)}`;
     return reply.type('text/html; charset=utf-8').send(page('Payout notices', request.staff, body));
   });
 

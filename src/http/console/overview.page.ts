@@ -40,7 +40,7 @@ export function registerOverviewPage(app: FastifyInstance, options: HttpServerOp
       listApplications(deps.db, { status: 'under-review' }, LIST_LIMIT),
       listWithdrawalRequests(deps.db, 'requested', LIST_LIMIT),
       listWithdrawalRequests(deps.db, 'signed', LIST_LIMIT),
-      listPayoutNotices(deps.db, { unsent: true }),
+      listPayoutNotices(deps.db, { unsent: true, limit: LIST_LIMIT }),
       countDocumentsPerMinute(deps.db, chartFrom, chartTo),
       queues ? queues.counts() : undefined,
     ]);
@@ -55,7 +55,7 @@ export function registerOverviewPage(app: FastifyInstance, options: HttpServerOp
   ${card('Waiting for manual review', reviews.length, '/console/applications?status=under-review', 'reviews', reviews.length >= LIST_LIMIT)}
   ${card('Withdrawal requests not signed yet', unsigned.length, '/console/withdrawal-requests?status=requested', 'withdrawals', unsigned.length >= LIST_LIMIT)}
   ${card('Signed withdrawal requests waiting for a decision', signed.length, '/console/withdrawal-requests?status=signed', 'signed-withdrawals', signed.length >= LIST_LIMIT)}
-  ${card('Payout notices not mailed', payoutNotices.length, '/console/payout-notices?unsent=true', 'unsent-payout-notices')}
+  ${card('Payout notices not mailed', payoutNotices.length, '/console/payout-notices?unsent=true', 'unsent-payout-notices', payoutNotices.length >= LIST_LIMIT)}
 </div>
 <p>Also: <a href="/console/runs">debit and payout runs</a> · <a href="/console/application-notices">application notices</a></p>
 <h2>Documents per minute, last ${CHART_HOURS} hours</h2>
