@@ -1,7 +1,7 @@
 // Runs every *.test.ts under src/ and test/ on jest, one file at a time (jest.config.js).
 // Usage: npm test [-- <substring> ...]  (only files whose path contains a substring)
-// First it installs and starts what the tests need (scripts/test-services.sh), so the
-// one command passes on a fresh machine; DG_TEST_SERVICES=skip leaves the machine alone.
+// `npm test` runs scripts/test-services.sh first, which installs and starts what the
+// tests need, so the one command passes on a fresh machine.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -17,8 +17,6 @@ if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(2);
 }
-const services = spawnSync('bash', [join(import.meta.dirname, 'test-services.sh')], { stdio: 'inherit' });
-if (services.status !== 0) process.exit(services.status ?? 2);
 const jest = createRequire(import.meta.url).resolve('jest/bin/jest');
 // Whole paths, so that a filter never matches more than the files named above.
 const patterns = files.map((file) => `^${join(import.meta.dirname, '..', file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
