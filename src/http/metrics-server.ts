@@ -4,7 +4,7 @@ import type { GatewayConfig } from '../config/config.schema.ts';
 import { refuseDemoSecrets } from '../config/exposed-credentials.ts';
 import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
 import { LoginThrottle } from './login-throttle.ts';
-import { answerErrors } from './server.ts';
+import { answerErrors } from './answer-errors.ts';
 import { requireStaff } from './staff-auth.ts';
 
 /**
