@@ -9,16 +9,14 @@
  */
 import { afterAll, beforeAll, describe, test } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import type { InjectOptions } from 'fastify';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, startTestGateway, testSettings, type TestDatabase, type TestGateway } from './support/harness.ts';
 import { freePort, runCliToEnd, writeConfigFile } from './support/processes.ts';
-import { makeTestCertificates, type TestCertificates } from './support/certificates.ts';
-import { hashSecret } from '../src/config/secret-hash.ts';
-import { startLocalBankIdServer, type LocalBankIdServer } from '../src/bankid/local-bankid-server.ts';
+import { advisorFirmApi, startTestBankId, type TestBankId } from './support/bankid.ts';
+import type { LocalBankIdServer } from '../src/bankid/local-bankid-server.ts';
 import type { LocalPerson } from '../src/bankid/local-bankid-orders.ts';
 
 const ORGANISATION = '5561234567';
@@ -33,7 +31,7 @@ const STAFF = { authorization: `Basic ${Buffer.from('staff:test-password').toStr
 
 describe('company signatories of an organisation policyholder', () => {
   let gateway: TestGateway;
-  let certificates: TestCertificates;
+  let testBankId: TestBankId;
   let bankid: LocalBankIdServer;
   const now = new Date('2026-11-27T09:00:00Z');
   let insuranceNumber = '';
@@ -41,17 +39,14 @@ describe('company signatories of an organisation policyholder', () => {
   let signCaseId = '';
 
   beforeAll(async () => {
-    certificates = await makeTestCertificates();
-    const relyingParty = await certificates.client('depot-gateway-rp');
-    bankid = await startLocalBankIdServer({
-      tls: { cert: await readFile(certificates.server.cert), key: await readFile(certificates.server.key), clientCa: await readFile(certificates.ca.cert) },
-    });
+    testBankId = await startTestBankId();
+    bankid = testBankId.server;
     gateway = await startTestGateway({
       roles: ['api'], clock: () => now,
       settings: {
-        api: { tokenRequestsPerMinute: 1000, clients: [{ id: 'firm', kind: 'advisor-firm', organisationNumber: '5565555553', secretHash: await hashSecret('firm-secret') }] },
+        api: await advisorFirmApi(),
         counterparties: [{ id: 'demo-custodian', name: 'Demo Custodian AB', organisationNumber: '5560000001', role: 'custodian', messageTypes: ['custodian-reporting'] }],
-        bankid: { url: bankid.url, certPath: relyingParty.cert, keyPath: relyingParty.key, caPath: certificates.ca.cert, timeoutMs: 5_000 },
+        bankid: await testBankId.settings(),
       },
     });
     const power = await staff({ method: 'POST', url: '/api/powers-of-attorney', payload: { holderOrganisationNumber: '5565555553', customerId: ORGANISATION, kind: 'intermediation', validFrom: '2026-01-01' } });
@@ -78,8 +73,7 @@ describe('company signatories of an organisation policyholder', () => {
   });
   afterAll(async () => {
     await gateway.destroy();
-    await bankid.close();
-    await certificates.remove();
+    await testBankId.close();
   });
 
   const staff = (options: InjectOptions) => gateway.http!.inject({ ...options, headers: { ...options.headers, ...STAFF } });

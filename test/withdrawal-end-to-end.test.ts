@@ -17,12 +17,11 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { InjectOptions } from 'fastify';
-import { startLocalBankIdServer, type LocalBankIdServer } from '../src/bankid/local-bankid-server.ts';
+import type { LocalBankIdServer } from '../src/bankid/local-bankid-server.ts';
 import type { LocalPerson } from '../src/bankid/local-bankid-orders.ts';
-import { hashSecret } from '../src/config/secret-hash.ts';
 import { CALENDAR_QUEUE } from '../src/pipeline/calendar.scheduler.ts';
 import { WITHDRAWAL_ACCOUNT_JOB } from '../src/pipeline/withdrawal-account-validation.job.ts';
-import { makeTestCertificates, type TestCertificates } from './support/certificates.ts';
+import { advisorFirmApi, startTestBankId, type TestBankId } from './support/bankid.ts';
 import { holdingsReport, transactionsReport } from './support/custodian-reports.ts';
 import { createDemoLedgerTemplate, createTestDatabase, dropFile, startTestGateway, testSettings, TEST_REDIS_URL, waitFor, type TestDatabase, type TestGateway } from './support/harness.ts';
 import { runCli, writeConfigFile, type GatewayProcess } from './support/processes.ts';
@@ -33,27 +32,23 @@ const ACCOUNT = '50001234560';
 const STAFF = { authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` };
 
 let template: TestDatabase;
-let certificates: TestCertificates;
+let testBankId: TestBankId;
 let bankid: LocalBankIdServer;
 beforeAll(async () => {
   template = await createDemoLedgerTemplate();
-  certificates = await makeTestCertificates();
-  bankid = await startLocalBankIdServer({
-    tls: { cert: await readFile(certificates.server.cert), key: await readFile(certificates.server.key), clientCa: await readFile(certificates.ca.cert) },
-  });
+  testBankId = await startTestBankId();
+  bankid = testBankId.server;
 });
 afterAll(async () => {
-  await bankid?.close();
-  await certificates?.remove();
+  await testBankId?.close();
   await template?.drop();
 });
 
 /** The settings both tests share: an advisor firm, BankID, and the local ownership register that holds the account for the policyholder. */
 async function withdrawalSettings(): Promise<Record<string, unknown>> {
-  const relyingParty = await certificates.client('depot-gateway-rp');
   return {
-    api: { tokenRequestsPerMinute: 1000, clients: [{ id: 'firm', kind: 'advisor-firm', organisationNumber: '5565555553', secretHash: await hashSecret('firm-secret') }] },
-    bankid: { url: bankid.url, certPath: relyingParty.cert, keyPath: relyingParty.key, caPath: certificates.ca.cert, timeoutMs: 5_000 },
+    api: await advisorFirmApi(),
+    bankid: await testBankId.settings(),
     accountOwnership: { kind: 'local', holders: [{ accountNumber: ACCOUNT, holderId: POLICYHOLDER.personalNumber }] },
   };
 }

@@ -9,13 +9,11 @@
  */
 import { afterAll, beforeAll, describe, test } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import type { InjectOptions } from 'fastify';
 import { pino } from 'pino';
 import { startTestGateway, type TestGateway } from './support/harness.ts';
-import { makeTestCertificates, type TestCertificates } from './support/certificates.ts';
-import { hashSecret } from '../src/config/secret-hash.ts';
-import { startLocalBankIdServer, type LocalBankIdServer } from '../src/bankid/local-bankid-server.ts';
+import { advisorFirmApi, startTestBankId, type TestBankId } from './support/bankid.ts';
+import type { LocalBankIdServer } from '../src/bankid/local-bankid-server.ts';
 import type { LocalPerson } from '../src/bankid/local-bankid-orders.ts';
 import { runDepsFrom } from '../src/pipeline/debit-run.ts';
 import { orderWithdrawalIfReady } from '../src/pipeline/withdrawal-order.ts';
@@ -29,7 +27,7 @@ const STAFF = { authorization: `Basic ${Buffer.from('staff:test-password').toStr
 
 describe('withdrawal requests and sign cases', () => {
   let gateway: TestGateway;
-  let certificates: TestCertificates;
+  let testBankId: TestBankId;
   let bankid: LocalBankIdServer;
   let bankidClockMs = 0;
   const now = new Date('2026-11-27T09:00:00Z');
@@ -38,18 +36,14 @@ describe('withdrawal requests and sign cases', () => {
   let signCaseId = '';
 
   beforeAll(async () => {
-    certificates = await makeTestCertificates();
-    const relyingParty = await certificates.client('depot-gateway-rp');
-    bankid = await startLocalBankIdServer({
-      tls: { cert: await readFile(certificates.server.cert), key: await readFile(certificates.server.key), clientCa: await readFile(certificates.ca.cert) },
-      now: () => Date.now() + bankidClockMs,
-    });
+    testBankId = await startTestBankId({ now: () => Date.now() + bankidClockMs });
+    bankid = testBankId.server;
     gateway = await startTestGateway({
       roles: ['api'], clock: () => now,
       settings: {
-        api: { tokenRequestsPerMinute: 1000, clients: [{ id: 'firm', kind: 'advisor-firm', organisationNumber: '5565555553', secretHash: await hashSecret('firm-secret') }] },
+        api: await advisorFirmApi(),
         counterparties: [{ id: 'demo-custodian', name: 'Demo Custodian AB', organisationNumber: '5560000001', role: 'custodian', messageTypes: ['custodian-reporting'] }],
-        bankid: { url: bankid.url, certPath: relyingParty.cert, keyPath: relyingParty.key, caPath: certificates.ca.cert, timeoutMs: 5_000 },
+        bankid: await testBankId.settings(),
       },
     });
     const power = await gateway.http!.inject({
@@ -81,8 +75,7 @@ describe('withdrawal requests and sign cases', () => {
   });
   afterAll(async () => {
     await gateway.destroy();
-    await bankid.close();
-    await certificates.remove();
+    await testBankId.close();
   });
 
   const as = async (options: InjectOptions) => {
