@@ -135,6 +135,7 @@ export const ERROR_CODES = {
   SIGNING_UNAVAILABLE: { scope: 'system', httpStatus: 503, retryable: true, message: 'BankID could not be asked: not configured, unreachable or refusing.' },
   TOO_MANY_REQUESTS: { scope: 'system', httpStatus: 429, retryable: true, message: 'Too many requests; wait before trying again.' },
   CONFIG_INVALID: { scope: 'system', httpStatus: 500, retryable: false, message: 'The configuration is invalid.' },
+  OUTER_HANDLE_IN_TRANSACTION: { scope: 'system', httpStatus: 500, retryable: false, message: 'Code inside a database transaction used the database outside it: a defect of the gateway.' },
   INTERNAL_ERROR: { scope: 'system', httpStatus: 500, retryable: true, message: 'An unexpected error occurred in the gateway.' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 

@@ -5,6 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { GatewayError } from '../core/gateway-error.ts';
 import type { Database } from './database.ts';
 import { acquireProcessLock } from './process-lock.ts';
+import { guardTransactions } from './transaction-guard.ts';
 
 type PgliteQueryable = Pick<PGlite, 'query'>;
 
@@ -46,7 +47,7 @@ export async function openPgliteDatabase(folder?: string): Promise<Database> {
     lock?.release();
     throw error;
   }
-  return {
+  return guardTransactions({
     kind: 'pglite',
     async query<Row>(text: string, params?: readonly unknown[]) {
       const result = await db.query<Row>(text, params as unknown[] | undefined);
@@ -72,7 +73,7 @@ export async function openPgliteDatabase(folder?: string): Promise<Database> {
         lock?.release();
       }
     },
-  };
+  });
 }
 
 /**

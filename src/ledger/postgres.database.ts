@@ -4,6 +4,7 @@ import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
 import type { Database, Sql } from './database.ts';
 import { GatewayError } from '../core/gateway-error.ts';
+import { guardTransactions } from './transaction-guard.ts';
 
 /** SQLSTATE classes that mean "the server is away or overloaded": worth a retry. */
 const TRANSIENT_SQLSTATES = /^(08|53|57P0[1-3]|40001|40P01)/;
@@ -56,7 +57,7 @@ export function openPostgresDatabase(options: PostgresDatabaseOptions): Database
     }
   }
 
-  return {
+  return guardTransactions({
     kind: 'postgres',
     query: (text, params) => query(pool, text, params),
     exec: async (text) => void (await query(pool, text)),
@@ -98,7 +99,7 @@ export function openPostgresDatabase(options: PostgresDatabaseOptions): Database
       }
     },
     close: () => pool.end(),
-  };
+  });
 }
 
 /** The statement in flight, if any, reports a lost connection; the client itself needs no more. */
