@@ -2,9 +2,10 @@
  * The access rules of the REST API, walked: every route the server registered under the
  * REST API (the list comes from the server, `servedRoutes`, so a route added later
  * without a row here fails the test) × every kind of caller — the firm that owns the
- * data, another firm without, with an expired and with a valid power of attorney on the
- * customer, the custodian holding the customer's account, another custodian, and no
- * token. Path parameters name the first firm's data: its insurance application for a
+ * data (with an intermediation power of attorney on its customer), another firm without
+ * a power, with an expired one, with a valid information power (it reads, it does not
+ * act) and with a valid intermediation power, the custodian holding the customer's
+ * account, another custodian, and no token. Path parameters name the first firm's data: its insurance application for a
  * customer (issued, so the customer has an insurance at the custodian), its pension plan
  * application, its advisor, the customer.
  *
@@ -33,7 +34,9 @@ const WITHDRAWAL_ACCOUNT = '50001234560';
 /** A bank account (Handelsbanken) already validated for the first customer's withdrawals. */
 const VALIDATED_ACCOUNT = '6000123456789';
 
-const CALLERS = ['own-firm', 'other-firm', 'other-firm-expired-power', 'other-firm-with-power', 'custodian', 'other-custodian', 'no-token'] as const;
+const CALLERS = [
+  'own-firm', 'other-firm', 'other-firm-expired-power', 'other-firm-information-power', 'other-firm-intermediation-power', 'custodian', 'other-custodian', 'no-token',
+] as const;
 type CallerKind = (typeof CALLERS)[number];
 type Expected = Readonly<Record<CallerKind, number>>;
 
@@ -58,9 +61,13 @@ interface Row {
 const everyClient = (status: number): Expected => ({ ...table(status), 'no-token': 401 });
 const ownFirmOnly = (status: number): Expected => ({ ...table(404), 'own-firm': status, 'no-token': 401 });
 const advisorFirms = (status: number): Expected => ({ ...table(status), custodian: 404, 'other-custodian': 404, 'no-token': 401 });
-const firmsWithPower = (status: number): Expected => ({ ...table(404), 'own-firm': status, 'other-firm-with-power': status, 'no-token': 401 });
-/** The customer's own data: firms with a power of attorney and the custodian holding the customer's account. */
-const customerViewers = (statuses: Pick<Expected, 'own-firm' | 'other-firm-with-power' | 'custodian'>): Expected => ({ ...table(404), ...statuses, 'no-token': 401 });
+const firmsWithPower = (status: number): Expected => ({
+  ...table(404), 'own-firm': status, 'other-firm-information-power': status, 'other-firm-intermediation-power': status, 'no-token': 401,
+});
+/** Reading the customer's own data: firms with a power of attorney of either kind and the custodian holding the customer's account. */
+const customerReaders = (status: number): Expected => ({ ...firmsWithPower(status), custodian: status });
+/** Acting for the customer: firms with an intermediation power and the custodian holding the customer's account. */
+const customerActors = (statuses: Pick<Expected, 'own-firm' | 'other-firm-intermediation-power' | 'custodian'>): Expected => ({ ...table(404), ...statuses, 'no-token': 401 });
 
 function table(status: number): Record<CallerKind, number> {
   return Object.fromEntries(CALLERS.map((caller) => [caller, status])) as Record<CallerKind, number>;
@@ -97,20 +104,20 @@ const ROWS: Readonly<Record<string, Row>> = {
   'POST /PlanApplication': { url: () => '/PlanApplication', body: (advisor) => planApplication(advisor), expect: advisorFirms(201) },
   'GET /PlanApplication/:id': { url: (o) => `/PlanApplication/${o.planApplicationId}`, missing: '/PlanApplication/PA-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F', expect: ownFirmOnly(200) },
   'GET /PlanApplication/:id/Receipt': { url: (o) => `/PlanApplication/${o.planApplicationId}/Receipt`, missing: '/PlanApplication/PA-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F/Receipt', expect: ownFirmOnly(200) },
-  'POST /Customer/:customerNumber/WithdrawalAccount': { url: () => `/Customer/${WITHDRAWAL_ACCOUNT}/WithdrawalAccount`, body: () => ({ customerId: CUSTOMER }), expect: customerViewers({ 'own-firm': 202, 'other-firm-with-power': 200, custodian: 200 }) },
-  'GET /Customer/:customerNumber/WithdrawalAccount': { url: () => `/Customer/${WITHDRAWAL_ACCOUNT}/WithdrawalAccount`, missing: '/Customer/50007654324/WithdrawalAccount', expect: customerViewers({ 'own-firm': 200, 'other-firm-with-power': 200, custodian: 200 }) },
-  'GET /Customer/:customerNumber/WithdrawalInformation': { url: () => `/Customer/${VALIDATED_ACCOUNT}/WithdrawalInformation`, missing: '/Customer/50007654324/WithdrawalInformation', expect: customerViewers({ 'own-firm': 200, 'other-firm-with-power': 200, custodian: 200 }) },
-  'GET /Insurance/:insuranceNumber/withdrawalInformation': { url: (o) => `/Insurance/${o.insuranceId}/withdrawalInformation`, missing: '/Insurance/INS-404/withdrawalInformation', expect: customerViewers({ 'own-firm': 200, 'other-firm-with-power': 200, custodian: 200 }) },
+  'POST /Customer/:customerNumber/WithdrawalAccount': { url: () => `/Customer/${WITHDRAWAL_ACCOUNT}/WithdrawalAccount`, body: () => ({ customerId: CUSTOMER }), expect: customerActors({ 'own-firm': 202, 'other-firm-intermediation-power': 200, custodian: 200 }) },
+  'GET /Customer/:customerNumber/WithdrawalAccount': { url: () => `/Customer/${WITHDRAWAL_ACCOUNT}/WithdrawalAccount`, missing: '/Customer/50007654324/WithdrawalAccount', expect: customerReaders(200) },
+  'GET /Customer/:customerNumber/WithdrawalInformation': { url: () => `/Customer/${VALIDATED_ACCOUNT}/WithdrawalInformation`, missing: '/Customer/50007654324/WithdrawalInformation', expect: customerReaders(200) },
+  'GET /Insurance/:insuranceNumber/withdrawalInformation': { url: (o) => `/Insurance/${o.insuranceId}/withdrawalInformation`, missing: '/Insurance/INS-404/withdrawalInformation', expect: customerReaders(200) },
   'POST /Insurance/withdrawalrequest': {
     url: () => '/Insurance/withdrawalrequest', body: (_advisor, o) => ({ insuranceNumber: o.insuranceId, amount: '1000.00', accountNumber: VALIDATED_ACCOUNT }),
-    expect: customerViewers({ 'own-firm': 201, 'other-firm-with-power': 201, custodian: 201 }),
+    expect: customerActors({ 'own-firm': 201, 'other-firm-intermediation-power': 201, custodian: 201 }),
   },
-  'GET /Insurance/withdrawalrequest/:id': { url: (o) => `/Insurance/withdrawalrequest/${o.withdrawalRequestId}`, missing: '/Insurance/withdrawalrequest/WR-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F', expect: customerViewers({ 'own-firm': 200, 'other-firm-with-power': 200, custodian: 200 }) },
-  'GET /Insurance/withdrawalrequest/:id/receipt': { url: (o) => `/Insurance/withdrawalrequest/${o.withdrawalRequestId}/receipt`, missing: '/Insurance/withdrawalrequest/WR-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F/receipt', expect: customerViewers({ 'own-firm': 200, 'other-firm-with-power': 200, custodian: 200 }) },
-  'GET /SignCase/:id': { url: (o) => `/SignCase/${o.signCaseId}`, missing: '/SignCase/SC-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F', expect: customerViewers({ 'own-firm': 200, 'other-firm-with-power': 200, custodian: 200 }) },
+  'GET /Insurance/withdrawalrequest/:id': { url: (o) => `/Insurance/withdrawalrequest/${o.withdrawalRequestId}`, missing: '/Insurance/withdrawalrequest/WR-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F', expect: customerReaders(200) },
+  'GET /Insurance/withdrawalrequest/:id/receipt': { url: (o) => `/Insurance/withdrawalrequest/${o.withdrawalRequestId}/receipt`, missing: '/Insurance/withdrawalrequest/WR-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F/receipt', expect: customerReaders(200) },
+  'GET /SignCase/:id': { url: (o) => `/SignCase/${o.signCaseId}`, missing: '/SignCase/SC-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F', expect: customerReaders(200) },
   // The walk's gateway has no BankID settings: a caller who may sign is told SIGNING_UNAVAILABLE (503), and an unknown orderRef SIGN_ORDER_UNKNOWN.
-  'POST /SignCase/:id/Sign': { url: (o) => `/SignCase/${o.signCaseId}/Sign`, body: () => ({ role: 'policyholder' }), expect: customerViewers({ 'own-firm': 503, 'other-firm-with-power': 503, custodian: 503 }) },
-  'POST /SignCase/:id/Collect': { url: (o) => `/SignCase/${o.signCaseId}/Collect`, body: () => ({ orderRef: 'no-such-order' }), expect: customerViewers({ 'own-firm': 422, 'other-firm-with-power': 422, custodian: 422 }) },
+  'POST /SignCase/:id/Sign': { url: (o) => `/SignCase/${o.signCaseId}/Sign`, body: () => ({ role: 'policyholder' }), expect: customerActors({ 'own-firm': 503, 'other-firm-intermediation-power': 503, custodian: 503 }) },
+  'POST /SignCase/:id/Collect': { url: (o) => `/SignCase/${o.signCaseId}/Collect`, body: () => ({ orderRef: 'no-such-order' }), expect: customerActors({ 'own-firm': 422, 'other-firm-intermediation-power': 422, custodian: 422 }) },
 };
 
 /** Not the REST API's data routes: staff API, queue board, custodians' door, SSEK, probes, token and description. */
@@ -123,7 +130,7 @@ type Client = keyof typeof TOKEN_CLIENTS;
 
 /** Which client stands for each kind of caller (firm B's power of attorney changes between columns). */
 const CLIENT_OF: Readonly<Record<CallerKind, Client | null>> = {
-  'own-firm': 'firm-a', 'other-firm': 'firm-b', 'other-firm-expired-power': 'firm-b', 'other-firm-with-power': 'firm-b',
+  'own-firm': 'firm-a', 'other-firm': 'firm-b', 'other-firm-expired-power': 'firm-b', 'other-firm-information-power': 'firm-b', 'other-firm-intermediation-power': 'firm-b',
   custodian: 'custodian-a', 'other-custodian': 'custodian-b', 'no-token': null,
 };
 const ADVISOR_OF: Readonly<Record<Client, string>> = { 'firm-a': 'ADV-001', 'firm-b': 'ADV-900', 'custodian-a': 'ADV-001', 'custodian-b': 'ADV-001' };
@@ -161,7 +168,7 @@ describe('the REST API walked route by route, caller by caller', () => {
       tokens.set(id, (answer.json() as { access_token: string }).access_token);
     }
     // The first firm's data: a power of attorney on its customer, an application issued at once, a pension plan.
-    assert.equal((await grantPower(FIRM, '2026-01-01', null)).statusCode, 201);
+    assert.equal((await grantPower(FIRM, 'intermediation', '2026-01-01', null)).statusCode, 201);
     const submitted = await as('firm-a', { method: 'POST', url: '/InsuranceApplication', payload: { ...insuranceApplication('ADV-001'), policyholder: { id: CUSTOMER }, insured: { id: CUSTOMER } } });
     assert.equal(submitted.statusCode, 201, submitted.body);
     const application = submitted.json() as { applicationId: string; status: string; insuranceId: string | null };
@@ -192,10 +199,10 @@ describe('the REST API walked route by route, caller by caller', () => {
   function as(client: Client | null, options: InjectOptions): Promise<LightMyRequestResponse> {
     return gateway.http!.inject({ ...options, headers: { ...options.headers, ...(client ? { authorization: `Bearer ${tokens.get(client)}` } : {}) } });
   }
-  function grantPower(holder: string, validFrom: string, validTo: string | null): Promise<LightMyRequestResponse> {
+  function grantPower(holder: string, kind: 'information' | 'intermediation', validFrom: string, validTo: string | null, customerId = CUSTOMER): Promise<LightMyRequestResponse> {
     return gateway.http!.inject({
       method: 'POST', url: '/api/powers-of-attorney', headers: { authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` },
-      payload: { holderOrganisationNumber: holder, customerId: CUSTOMER, kind: 'information', validFrom, ...(validTo ? { validTo } : {}) },
+      payload: { holderOrganisationNumber: holder, customerId, kind, validFrom, ...(validTo ? { validTo } : {}) },
     });
   }
   /** The first customer's identifiers a caller must not be shown. */
@@ -204,7 +211,9 @@ describe('the REST API walked route by route, caller by caller', () => {
     if (caller === 'own-firm') return [];
     // A valid power of attorney, or holding the customer's custody account, shows the customer and the customer's
     // insurances (withdrawal accounts and information), not the applications the first firm made.
-    if (caller === 'other-firm-with-power' || caller === 'custodian') return applications.filter((identifier) => identifier !== owned.insuranceId);
+    if (caller === 'other-firm-information-power' || caller === 'other-firm-intermediation-power' || caller === 'custodian') {
+      return applications.filter((identifier) => identifier !== owned.insuranceId);
+    }
     return [CUSTOMER, ...applications];
   }
 
@@ -223,8 +232,9 @@ describe('the REST API walked route by route, caller by caller', () => {
     };
 
     for (const caller of CALLERS) {
-      if (caller === 'other-firm-expired-power') assert.equal((await grantPower(OTHER_FIRM, '2026-01-01', '2026-11-24')).statusCode, 201, 'a power of attorney that ended yesterday');
-      if (caller === 'other-firm-with-power') assert.equal((await grantPower(OTHER_FIRM, '2026-11-01', '2027-10-31')).statusCode, 201, 'a power of attorney valid today');
+      if (caller === 'other-firm-expired-power') assert.equal((await grantPower(OTHER_FIRM, 'intermediation', '2026-01-01', '2026-11-24')).statusCode, 201, 'an intermediation power that ended yesterday');
+      if (caller === 'other-firm-information-power') assert.equal((await grantPower(OTHER_FIRM, 'information', '2026-11-01', '2027-10-31')).statusCode, 201, 'an information power valid today');
+      if (caller === 'other-firm-intermediation-power') assert.equal((await grantPower(OTHER_FIRM, 'intermediation', '2026-11-01', '2027-10-31')).statusCode, 201, 'an intermediation power valid today');
       const client = CLIENT_OF[caller];
       for (const route of walked) {
         const row = ROWS[key({ method: route.method === 'HEAD' ? 'GET' : route.method, url: route.url })];
@@ -253,6 +263,57 @@ describe('the REST API walked route by route, caller by caller', () => {
     }
     assert.deepEqual(wrong, [], 'cells that answered otherwise than the access rules say');
     assert.equal(notFoundBodies.size, 1, `refused and missing answer alike, byte for byte:\n${[...notFoundBodies].map(([body, where]) => `${where}: ${body}`).join('\n')}`);
+  });
+
+  test("a plan's review tells a firm of the employer's agreement only when it holds a power of attorney on the employer", async () => {
+    // PLAN_EMPLOYER has the first firm's agreement; firm B holds no power on that employer yet.
+    const plan = planApplication('ADV-900', PLAN_EMPLOYER, '198001012380');
+    const told = async () => (await as('firm-b', { method: 'POST', url: '/PlanApplication/validation', payload: plan })).json() as { reviewReasons: string[] };
+    assert.deepEqual((await told()).reviewReasons, [], 'nothing of the agreement without a power of attorney');
+    const submitted = await as('firm-b', { method: 'POST', url: '/PlanApplication', payload: plan });
+    assert.equal(submitted.statusCode, 201, submitted.body);
+    const status = submitted.json() as { applicationId: string; status: string; history: Array<{ status: string; reason: string | null }> };
+    assert.equal(status.status, 'under-review', 'staff still review it');
+    assert.ok(!submitted.body.includes(owned.agreementId) && !/already has agreement/.test(submitted.body), submitted.body);
+    assert.equal(status.history.find((change) => change.status === 'under-review')?.reason, "the insurer's staff review the application");
+    const staffView = await gateway.http!.inject({ method: 'GET', url: `/api/applications/${status.applicationId}`, headers: { authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` } });
+    assert.match(staffView.body, new RegExp(`already has agreement ${owned.agreementId}`), 'staff read the real reason');
+    assert.equal((await grantPower(OTHER_FIRM, 'information', '2026-11-01', null, PLAN_EMPLOYER)).statusCode, 201);
+    assert.deepEqual((await told()).reviewReasons, [`the employer already has agreement ${owned.agreementId} with the insurer`], 'told once it holds a power on the employer');
+  });
+
+  test('a refusal takes the time a miss takes: medians of 30 interleaved requests within max(1 ms, 25 %)', async () => {
+    // custodian-b holds none of the customer's accounts: every one of these is refused, and the second of each pair does not exist.
+    const pairs: Array<[refused: string, missing: string]> = [
+      [`/Insurance/${owned.insuranceId}/withdrawalInformation`, '/Insurance/INS-404/withdrawalInformation'],
+      [`/Insurance/withdrawalrequest/${owned.withdrawalRequestId}`, '/Insurance/withdrawalrequest/WR-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F'],
+      [`/SignCase/${owned.signCaseId}`, '/SignCase/SC-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F'],
+      [`/Customer/${VALIDATED_ACCOUNT}/WithdrawalInformation`, '/Customer/50007654324/WithdrawalInformation'],
+      [`/Customer/${WITHDRAWAL_ACCOUNT}/WithdrawalAccount`, '/Customer/50007654324/WithdrawalAccount'],
+      [`/InsuranceApplication/${owned.insuranceApplicationId}`, '/InsuranceApplication/IA-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F'],
+    ];
+    const timed = async (url: string) => {
+      const started = process.hrtime.bigint();
+      const answer = await as('custodian-b', { method: 'GET', url });
+      assert.equal(answer.statusCode, 404, url);
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const apart: string[] = [];
+    for (const [refusedUrl, missingUrl] of pairs) {
+      for (let warm = 0; warm < 5; warm += 1) await timed(warm % 2 ? refusedUrl : missingUrl);
+      const refused: number[] = [];
+      const missing: number[] = [];
+      for (let round = 0; round < 30; round += 1) {
+        refused.push(await timed(refusedUrl));
+        missing.push(await timed(missingUrl));
+      }
+      const [a, b] = [median(refused), median(missing)];
+      const figure = `${refusedUrl}: refused ${a.toFixed(2)} ms, missing ${b.toFixed(2)} ms`;
+      process.stdout.write(`# ${figure}\n`);
+      if (Math.abs(a - b) > Math.max(1, 0.25 * Math.min(a, b))) apart.push(figure);
+    }
+    assert.deepEqual(apart, [], 'refused and missing take the same time');
   });
 });
 

@@ -1,6 +1,6 @@
 import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { decideAccess, type ApiCaller, type PowerOfAttorney } from './access.policy.ts';
+import { decideAccess, reachesInsurance, type ApiCaller, type PowerOfAttorney } from './access.policy.ts';
 
 const firm: ApiCaller = { kind: 'advisor-firm', clientId: 'firm-a', organisationNumber: '5569999999' };
 const otherFirm: ApiCaller = { kind: 'advisor-firm', clientId: 'firm-b', organisationNumber: '5568888888' };
@@ -51,4 +51,25 @@ test('an application only to the firm that made it', () => {
   assert.equal(decideAccess(firm, application, today).allowed, true);
   assert.equal(decideAccess(otherFirm, application, today).allowed, false);
   assert.equal(decideAccess(custodian, application, today).allowed, false);
+});
+
+test('an information power reads; only an intermediation power acts', () => {
+  const information = customer([power({ kind: 'information' })]);
+  const intermediation = customer([power({ kind: 'intermediation' })]);
+  assert.equal(decideAccess(firm, information, today, 'read').allowed, true);
+  assert.equal(decideAccess(firm, information, today, 'act').allowed, false, 'information only: no acting');
+  assert.equal(decideAccess(firm, information, today).allowed, true, 'reading is the default purpose');
+  assert.equal(decideAccess(firm, intermediation, today, 'read').allowed, true);
+  assert.equal(decideAccess(firm, intermediation, today, 'act').allowed, true);
+  assert.equal(decideAccess(firm, customer([power({ kind: 'intermediation', revoked: true }), power({ kind: 'information' })]), today, 'act').allowed, false, 'the intermediation power is revoked');
+  assert.equal(decideAccess(firm, customer([power({ kind: 'intermediation', validTo: '2026-11-24' })]), today, 'act').allowed, false, 'expired');
+  assert.equal(decideAccess(otherFirm, intermediation, today, 'act').allowed, false, "another firm's power");
+  assert.deepEqual(decideAccess(custodian, customer([]), today, 'act'), { allowed: true, scope: 'custody', custodianId: 'demo-custodian' }, 'a custodian acts on what it holds');
+});
+
+test('a decision reaches an insurance at a custodian only within its scope', () => {
+  assert.equal(reachesInsurance(decideAccess(firm, customer([power()]), today), 'any-custodian'), true);
+  assert.equal(reachesInsurance(decideAccess(custodian, customer([], ['demo-custodian', 'other-custodian']), today), 'demo-custodian'), true);
+  assert.equal(reachesInsurance(decideAccess(custodian, customer([], ['demo-custodian', 'other-custodian']), today), 'other-custodian'), false);
+  assert.equal(reachesInsurance(decideAccess(firm, customer([]), today), 'demo-custodian'), false);
 });

@@ -14,6 +14,12 @@ import type { IsoDate } from './calendar-date.ts';
  * - A customer's data is for (1) a firm holding a power of attorney on the customer
  *   valid today — then all of the customer's insurances — or (2) a custodian where the
  *   customer has a custody account — then only the insurances held there.
+ * - Reading and acting differ by the kind of power: an information power lets a firm
+ *   read the customer's engagement; only an intermediation power lets it act for the
+ *   customer (register a withdrawal account, request a withdrawal, start or follow a
+ *   signing). A firm holding only an information power that tries to act is answered as
+ *   a firm with no power at all. A custodian acts on the insurances it holds, as it
+ *   reads them (the seed's signing "in a custodian's interface").
  * - Everything else is refused, and a refusal must look exactly like "not found" to
  *   the caller (the routes answer both with the same 404), so a caller learns nothing
  *   about customers it may not see.
@@ -47,6 +53,9 @@ export type ApiResource =
       readonly custodianIds: readonly string[];
     };
 
+/** What the caller wants to do with a customer's data. */
+export type AccessPurpose = 'read' | 'act';
+
 export type Access =
   | { readonly allowed: false }
   | { readonly allowed: true; readonly scope: 'all' }
@@ -56,7 +65,7 @@ export type Access =
 const REFUSED: Access = { allowed: false };
 const ALL: Access = { allowed: true, scope: 'all' };
 
-export function decideAccess(caller: ApiCaller, resource: ApiResource, today: IsoDate): Access {
+export function decideAccess(caller: ApiCaller, resource: ApiResource, today: IsoDate, purpose: AccessPurpose = 'read'): Access {
   switch (resource.kind) {
     case 'catalogue':
       return ALL;
@@ -68,11 +77,27 @@ export function decideAccess(caller: ApiCaller, resource: ApiResource, today: Is
       return caller.kind === 'advisor-firm' ? ALL : REFUSED;
     case 'customer':
       if (caller.kind === 'advisor-firm') {
-        return resource.powers.some((power) => power.holderOrganisationNumber === caller.organisationNumber && isValidOn(power, today)) ? ALL : REFUSED;
+        return resource.powers.some((power) => power.holderOrganisationNumber === caller.organisationNumber && isValidOn(power, today) && allowsPurpose(power, purpose)) ? ALL : REFUSED;
       }
       return resource.custodianIds.includes(caller.custodianId) ? { allowed: true, scope: 'custody', custodianId: caller.custodianId } : REFUSED;
     default:
       return resource satisfies never;
+  }
+}
+
+/** Whether an access decision reaches an insurance held at `custodianId` (a custodian's reaches only its own). */
+export function reachesInsurance(access: Access, custodianId: string): boolean {
+  return access.allowed && (access.scope === 'all' || access.custodianId === custodianId);
+}
+
+function allowsPurpose(power: PowerOfAttorney, purpose: AccessPurpose): boolean {
+  switch (purpose) {
+    case 'read':
+      return true;
+    case 'act':
+      return power.kind === 'intermediation';
+    default:
+      return purpose satisfies never;
   }
 }
 

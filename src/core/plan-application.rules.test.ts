@@ -1,6 +1,6 @@
 import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { checkPlanApplication, employeePremium, planPremiums, planReviewReasons, type PlanApplicationFacts, type PlanApplicationInput } from './plan-application.rules.ts';
+import { checkPlanApplication, employeePremium, planPremiums, planReviewReasons, reviewReasonsShown, type PlanApplicationFacts, type PlanApplicationInput } from './plan-application.rules.ts';
 
 const facts: PlanApplicationFacts = {
   product: { id: 'TJP-DEPA', line: 'occupational', minMonthlyPremium: '100', maxMonthlyPremium: '50000' },
@@ -98,6 +98,13 @@ test("a premium outside the product's bounds, and a capped rule in a year withou
 test('a person looks at a large plan, and at an employer that already has an agreement', () => {
   assert.deepEqual(planReviewReasons(plan, { planEmployeesAbove: 50 }, []), []);
   assert.deepEqual(planReviewReasons(plan, { planEmployeesAbove: 1 }, ['AGR-1001']), [
-    'more than 1 employees', 'the employer already has agreement AGR-1001 with the insurer',
+    { text: 'more than 1 employees', aboutEmployer: false }, { text: 'the employer already has agreement AGR-1001 with the insurer', aboutEmployer: true },
   ]);
+});
+
+test("a firm is told of the employer's agreement only when it may see the employer", () => {
+  const reasons = planReviewReasons(plan, { planEmployeesAbove: 1 }, ['AGR-1001']);
+  assert.deepEqual(reviewReasonsShown(reasons, true), ['more than 1 employees', 'the employer already has agreement AGR-1001 with the insurer']);
+  assert.deepEqual(reviewReasonsShown(reasons, false), ['more than 1 employees']);
+  assert.deepEqual(reviewReasonsShown(planReviewReasons(plan, { planEmployeesAbove: 50 }, ['AGR-1001']), false), []);
 });

@@ -148,13 +148,32 @@ export function employeePremium(category: PlanCategoryInput, employee: Pick<Plan
   return below.times(rule.percentOfSalary).plus(above.times(rule.percentAboveCap)).dividedBy(100).toFixed(2, Decimal.ROUND_HALF_UP);
 }
 
+/** Why a person must look at a plan before it is approved. */
+export interface ReviewReason {
+  readonly text: string;
+  /**
+   * It tells what the insurer knows of the employer (an agreement it already has): shown
+   * to staff, and to a firm only when it holds a power of attorney on the employer; any
+   * other firm would learn from it who is a customer.
+   */
+  readonly aboutEmployer: boolean;
+}
+
 /** Why a person must look at the plan before it is approved; none: it is approved at once. */
-export function planReviewReasons(input: PlanApplicationInput, rules: PlanReviewRules, employerAgreements: readonly string[]): string[] {
-  const reasons: string[] = [];
-  if (input.employees.length > rules.planEmployeesAbove) reasons.push(`more than ${rules.planEmployeesAbove} employees`);
-  if (employerAgreements.length > 0) reasons.push(`the employer already has agreement ${employerAgreements.join(', ')} with the insurer`);
+export function planReviewReasons(input: PlanApplicationInput, rules: PlanReviewRules, employerAgreements: readonly string[]): ReviewReason[] {
+  const reasons: ReviewReason[] = [];
+  if (input.employees.length > rules.planEmployeesAbove) reasons.push({ text: `more than ${rules.planEmployeesAbove} employees`, aboutEmployer: false });
+  if (employerAgreements.length > 0) reasons.push({ text: `the employer already has agreement ${employerAgreements.join(', ')} with the insurer`, aboutEmployer: true });
   return reasons;
 }
+
+/** The reasons a firm is shown: those about the employer only when it may see the employer. */
+export function reviewReasonsShown(reasons: readonly ReviewReason[], firmMaySeeEmployer: boolean): string[] {
+  return reasons.filter((reason) => firmMaySeeEmployer || !reason.aboutEmployer).map((reason) => reason.text);
+}
+
+/** What a firm reads as the reason of a review when it may be shown none of the reasons. */
+export const REVIEW_REASON_WITHHELD = "the insurer's staff review the application";
 
 /** The first entry of each code, by code; `repeated` is told of every later one. */
 function firstOfEach<T extends { readonly code: string }>(entries: readonly T[], repeated: (entry: T, index: number) => void): Map<string, T> {

@@ -6,11 +6,12 @@ import { stockholmDate } from '../core/calendar-date.ts';
 import { checkInsuranceApplication, reviewReasons, type InsuranceApplicationInput } from '../core/insurance-application.rules.ts';
 import type { Database } from '../ledger/database.ts';
 import {
-  findApplication, findApplicationStatus, insertApplication, listCustomerApplications, loadApplicationFacts, type ApplicationStatusRecord, type InsuranceApplicationRecord,
+  findApplication, findApplicationStatus, insertApplication, listCustomerApplications, loadApplicationFacts, type ApplicationStatusRecord, type InsuranceApplicationRecord, type ReasonAudience,
 } from '../ledger/applications.repository.ts';
 import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
 import { renderApplicationReceipt } from '../documents/application-receipt.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
+import { accessGate } from './customer-access.ts';
 import { sendProblem } from './problem-details.ts';
 
 /**
@@ -78,7 +79,7 @@ export async function registerInsuranceApplicationRoutes(app: FastifyInstance, o
       { status: 'received', by: `advisor:${input.advisorCode}`, reason: null },
       reasons.length > 0 ? { status: 'under-review', by: 'gateway', reason: reasons.join('; ') } : { status: 'approved', by: 'gateway', reason: 'no rule asks for a review' },
     ], stockholmDate(now));
-    const saved = (await findApplication(db, applicationId)) as InsuranceApplicationRecord;
+    const saved = (await findApplication(db, applicationId, 'caller')) as InsuranceApplicationRecord;
     return reply.code(201).header('location', `/InsuranceApplication/${applicationId}`).send(statusView(saved));
   });
 
@@ -87,10 +88,10 @@ export async function registerInsuranceApplicationRoutes(app: FastifyInstance, o
    * and is the caller's; RESOURCE_NOT_FOUND either way otherwise.
    */
   async function ownApplication<Found extends Pick<ApplicationStatusRecord, 'kind' | 'firmOrganisationNumber'>>(
-    request: FastifyRequest, find: (db: Database, id: string) => Promise<Found | undefined>,
+    request: FastifyRequest, find: (db: Database, id: string, audience: ReasonAudience) => Promise<Found | undefined>,
   ): Promise<Found & { kind: 'insurance' }> {
     const { id } = request.params as { id: string };
-    const application = await find(db, id);
+    const application = await find(db, id, 'caller');
     const access = application && decideAccess(callerOf(request), { kind: 'application', firmOrganisationNumber: application.firmOrganisationNumber }, stockholmDate(clock()));
     if (!application || !access?.allowed || !isInsurance(application)) throw notAvailable();
     return application;
@@ -119,8 +120,7 @@ export async function registerInsuranceApplicationRoutes(app: FastifyInstance, o
   }, async (request) => {
     const { id } = request.params as { id: string };
     const caller = callerOf(request);
-    const access = decideAccess(caller, { kind: 'customer', ...(await customerAccessFacts(db, id)) }, stockholmDate(clock()));
-    if (!access.allowed || caller.kind !== 'advisor-firm') throw notAvailable();
+    if (!accessGate(caller, clock(), 'read')(await customerAccessFacts(db, id)) || caller.kind !== 'advisor-firm') throw notAvailable();
     return listCustomerApplications(db, id, caller.organisationNumber);
   });
 }

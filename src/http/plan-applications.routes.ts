@@ -4,11 +4,13 @@ import type { GatewayConfig } from '../config/config.schema.ts';
 import { decideAccess } from '../core/access.policy.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
 import type { ApplicationProblem } from '../core/insurance-application.rules.ts';
-import { checkPlanApplication, planPremiums, planReviewReasons, type PlanApplicationInput } from '../core/plan-application.rules.ts';
+import { checkPlanApplication, planPremiums, planReviewReasons, REVIEW_REASON_WITHHELD, reviewReasonsShown, type PlanApplicationInput } from '../core/plan-application.rules.ts';
 import type { Database } from '../ledger/database.ts';
 import { findApplication, findEmployerAgreements, insertApplication, loadPlanApplicationFacts, type PlanApplicationRecord } from '../ledger/applications.repository.ts';
 import { renderPlanApplicationReceipt } from '../documents/plan-application-receipt.ts';
+import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
+import { accessGate } from './customer-access.ts';
 import { sendProblem } from './problem-details.ts';
 
 /**
@@ -42,19 +44,28 @@ export async function registerPlanApplicationRoutes(app: FastifyInstance, option
   const { config, db, clock } = options;
   const custodianIds = config.counterparties.filter((counterparty) => counterparty.role === 'custodian').map((counterparty) => counterparty.id);
 
-  /** The caller must be an advisor firm; the problems of the body (business rules), and why a person would review it. */
-  async function check(request: FastifyRequest, today: string) {
+  /**
+   * The caller must be an advisor firm; the problems of the body (business rules), why a
+   * person would review it (all reasons, for staff), and which of them the firm is told:
+   * what the insurer knows of the employer only when the firm holds a power of attorney
+   * on the employer.
+   */
+  async function check(request: FastifyRequest, now: Date) {
+    const today = stockholmDate(now);
     const caller = callerOf(request);
     if (!decideAccess(caller, { kind: 'new-application' }, today).allowed || caller.kind !== 'advisor-firm') {
       throw notAvailable();
     }
     const input = request.body as PlanApplicationInput;
-    const [facts, agreements] = await Promise.all([
+    const [facts, agreements, employerAccess] = await Promise.all([
       loadPlanApplicationFacts(db, input, caller.organisationNumber, custodianIds),
       findEmployerAgreements(db, input.employer.organisationNumber),
+      customerAccessFacts(db, input.employer.organisationNumber),
     ]);
     const problems = checkPlanApplication(input, facts, today);
-    return { caller, input, problems, reviewReasons: problems.length > 0 ? [] : planReviewReasons(input, config.api.review, agreements) };
+    const reviewReasons = problems.length > 0 ? [] : planReviewReasons(input, config.api.review, agreements);
+    const shown = reviewReasonsShown(reviewReasons, accessGate(caller, now, 'read')(employerAccess));
+    return { caller, input, problems, reviewReasons: reviewReasons.map((reason) => reason.text), shown };
   }
 
   app.post('/PlanApplication/validation', {
@@ -66,10 +77,10 @@ export async function registerPlanApplicationRoutes(app: FastifyInstance, option
       },
     },
   }, async (request, reply) => {
-    const today = stockholmDate(clock());
-    const { input, problems, reviewReasons } = await check(request, today);
+    const now = clock();
+    const { input, problems, shown } = await check(request, now);
     if (problems.length > 0) return unprocessable(reply, problems);
-    return { valid: true, reviewReasons, premiums: planPremiums(input, today) };
+    return { valid: true, reviewReasons: shown, premiums: planPremiums(input, stockholmDate(now)) };
   });
 
   app.post('/PlanApplication', {
@@ -80,7 +91,7 @@ export async function registerPlanApplicationRoutes(app: FastifyInstance, option
   }, async (request, reply) => {
     const now = clock();
     const today = stockholmDate(now);
-    const { caller, input, problems, reviewReasons } = await check(request, today);
+    const { caller, input, problems, reviewReasons, shown } = await check(request, now);
     if (problems.length > 0) return unprocessable(reply, problems);
     const applicationId = `PA-${ulid(now.getTime())}`;
     await insertApplication(db, {
@@ -88,16 +99,18 @@ export async function registerPlanApplicationRoutes(app: FastifyInstance, option
       customerId: input.employer.organisationNumber, productId: input.productId, body: input, submittedAt: now,
     }, [
       { status: 'received', by: `advisor:${input.advisorCode}`, reason: null },
-      reviewReasons.length > 0 ? { status: 'under-review', by: 'gateway', reason: reviewReasons.join('; ') } : { status: 'approved', by: 'gateway', reason: 'no rule asks for a review' },
+      reviewReasons.length > 0
+        ? { status: 'under-review', by: 'gateway', reason: reviewReasons.join('; '), callerReason: shown.length > 0 ? shown.join('; ') : REVIEW_REASON_WITHHELD }
+        : { status: 'approved', by: 'gateway', reason: 'no rule asks for a review' },
     ], today);
-    const saved = (await findApplication(db, applicationId)) as PlanApplicationRecord;
+    const saved = (await findApplication(db, applicationId, 'caller')) as PlanApplicationRecord;
     return reply.code(201).header('location', `/PlanApplication/${applicationId}`).send(statusView(saved));
   });
 
   /** The plan application, when it exists and is the caller's; RESOURCE_NOT_FOUND either way otherwise. */
   async function ownApplication(request: FastifyRequest): Promise<PlanApplicationRecord> {
     const { id } = request.params as { id: string };
-    const application = await findApplication(db, id);
+    const application = await findApplication(db, id, 'caller');
     const access = application && decideAccess(callerOf(request), { kind: 'application', firmOrganisationNumber: application.firmOrganisationNumber }, stockholmDate(clock()));
     if (!application || !access?.allowed || application.kind !== 'plan') throw notAvailable();
     return application;

@@ -4,13 +4,11 @@ import type { CollectResponseBody } from '../bankid/bankid-protocol.ts';
 import { personStatusOf } from '../bankid/hint-codes.ts';
 import { animatedQrData, qrSecondsSince } from '../bankid/qr-code.ts';
 import { checkSignatory } from '../bankid/signatory-check.ts';
-import { decideAccess, type ApiCaller } from '../core/access.policy.ts';
-import { stockholmDate } from '../core/calendar-date.ts';
+import type { AccessPurpose } from '../core/access.policy.ts';
 import { isFullySigned } from '../core/company-signatories.rules.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import type { SignatoryRole } from '../core/withdrawal-request.rules.ts';
 import type { Database } from '../ledger/database.ts';
-import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
 import {
   findSignCase, findSignOrder, insertSignOrder, markSignatorySigned, pendingSignOrder, recordOrderOutcome,
   type SignCaseRecord, type SignOrderRecord,
@@ -19,6 +17,7 @@ import { addWithdrawalEvent } from '../ledger/withdrawal-requests.repository.ts'
 import { handOverRunDocuments, type RunDeps } from '../pipeline/debit-run.ts';
 import { orderWithdrawalIfReady } from '../pipeline/withdrawal-order.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
+import { accessGate } from './customer-access.ts';
 
 /**
  * Sign cases over the REST API, the same for every interface that starts a signing
@@ -63,12 +62,10 @@ const idParam = { type: 'object', required: ['id'], properties: { id: { type: 's
 export async function registerSignCaseRoutes(app: FastifyInstance, options: SignCaseRouteOptions): Promise<void> {
   const { db, clock } = options;
 
-  async function visibleCase(request: FastifyRequest): Promise<SignCaseRecord> {
-    const caller: ApiCaller = callerOf(request);
-    const signCase = await findSignCase(db, (request.params as { id: string }).id);
+  /** The case, when the caller may read it (GET) or act on it (Sign, Collect); the same 404 as for no case otherwise. */
+  async function visibleCase(request: FastifyRequest, purpose: AccessPurpose): Promise<SignCaseRecord> {
+    const signCase = await findSignCase(db, (request.params as { id: string }).id, accessGate(callerOf(request), clock(), purpose));
     if (!signCase) throw notAvailable();
-    const access = decideAccess(caller, { kind: 'customer', ...(await customerAccessFacts(db, signCase.customerId)) }, stockholmDate(clock()));
-    if (!access.allowed || (access.scope === 'custody' && access.custodianId !== signCase.custodianId)) throw notAvailable();
     return signCase;
   }
   function bankid(): BankIdClient {
@@ -78,7 +75,7 @@ export async function registerSignCaseRoutes(app: FastifyInstance, options: Sign
 
   app.get('/SignCase/:id', {
     schema: { tags: ['signing'], summary: 'The signatories of a sign case with their roles and whether each has signed', params: idParam, response: { 200: { $ref: 'SignCase#' }, 401: problem, 404: problem } },
-  }, async (request) => caseView(await visibleCase(request)));
+  }, async (request) => caseView(await visibleCase(request, 'read')));
 
   app.post('/SignCase/:id/Sign', {
     schema: {
@@ -94,7 +91,7 @@ export async function registerSignCaseRoutes(app: FastifyInstance, options: Sign
       response: { 200: signOrder, 201: signOrder, 400: problem, 401: problem, 404: problem, 409: problem, 503: problem },
     },
   }, async (request, reply) => {
-    const signCase = await visibleCase(request);
+    const signCase = await visibleCase(request, 'act');
     const { role, personalNumber, endUserIp } = request.body as { role: SignatoryRole; personalNumber?: string; endUserIp?: string };
     const signatory = signatoryToSign(signCase, role, personalNumber);
     const client = bankid();
@@ -122,7 +119,7 @@ export async function registerSignCaseRoutes(app: FastifyInstance, options: Sign
       response: { 400: problem, 401: problem, 404: problem, 422: problem, 503: problem },
     },
   }, async (request) => {
-    const signCase = await visibleCase(request);
+    const signCase = await visibleCase(request, 'act');
     const order = await findSignOrder(db, signCase.signCaseId, (request.body as { orderRef: string }).orderRef);
     if (!order) throw new GatewayError('SIGN_ORDER_UNKNOWN');
     const outcome = order.status === 'pending' ? await collectAndRecord(signCase, order) : storedOutcome(order);

@@ -1,14 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ulid } from 'ulid';
-import { decideAccess, type ApiCaller } from '../core/access.policy.ts';
 import { parseBankAccount, type BankAccount } from '../core/bank-account.ts';
-import { stockholmDate } from '../core/calendar-date.ts';
 import { isValidOrganisationNumber, isValidPersonalIdentityNumber } from '../core/identifiers.ts';
 import { validationDayOf, validationRunAt } from '../core/withdrawal-account.rules.ts';
 import type { Database } from '../ledger/database.ts';
 import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
 import { registerWithdrawalAccount, registrationsOfAccount, type WithdrawalAccountRow } from '../ledger/withdrawal-accounts.repository.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
+import { accessGate } from './customer-access.ts';
 import { sendProblem } from './problem-details.ts';
 
 /**
@@ -22,8 +21,9 @@ import { sendProblem } from './problem-details.ts';
  * A registration is `pending` until the 13:00 run of its validation day (before 07:00
  * on a banking day: that day; later: the next banking day) checks it against the
  * policyholder (withdrawal-account-validation.job.ts). Access is the customer's: a firm
- * with a power of attorney valid today, or a custodian holding one of the customer's
- * custody accounts; anyone else gets the 404 of an account never registered.
+ * with a power of attorney valid today (to register one, an intermediation power), or a
+ * custodian holding one of the customer's custody accounts; anyone else gets the 404 of
+ * an account never registered.
  */
 export interface WithdrawalAccountRouteOptions {
   readonly db: Database;
@@ -52,8 +52,8 @@ export async function registerWithdrawalAccountRoutes(app: FastifyInstance, opti
     const idProblem = customerIdProblem(customerId);
     if (idProblem) return sendProblem(reply, idProblem.code, idProblem.message, [{ path: '$.customerId', ...idProblem }]);
     const caller = callerOf(request);
-    if (!(await maySee(caller, customerId))) throw notAvailable();
     const now = clock();
+    if (!accessGate(caller, now, 'act')(await customerAccessFacts(db, customerId))) throw notAvailable();
     const { row, created } = await registerWithdrawalAccount(db, {
       registrationId: `WA-${ulid(now.getTime())}`, customerId, account, registeredAt: now, registeredBy: `client:${caller.clientId}`, validationDay: validationDayOf(now),
     });
@@ -68,20 +68,10 @@ export async function registerWithdrawalAccountRoutes(app: FastifyInstance, opti
   }, async (request, reply) => {
     const account = accountOf(request, reply);
     if (!account) return reply;
-    const caller = callerOf(request);
-    const visible: WithdrawalAccountRow[] = [];
-    const decided = new Map<string, boolean>();
-    for (const row of await registrationsOfAccount(db, account.digits)) {
-      if (!decided.has(row.customerId)) decided.set(row.customerId, await maySee(caller, row.customerId));
-      if (decided.get(row.customerId)) visible.push(row);
-    }
+    const visible = await registrationsOfAccount(db, account.digits, accessGate(callerOf(request), clock(), 'read'));
     if (visible.length === 0) throw notAvailable();
     return visible.map(registrationView);
   });
-
-  async function maySee(caller: ApiCaller, customerId: string): Promise<boolean> {
-    return decideAccess(caller, { kind: 'customer', ...(await customerAccessFacts(db, customerId)) }, stockholmDate(clock())).allowed;
-  }
 }
 
 /** The account in the path, or undefined once a 422 saying what is wrong with it has been sent. */

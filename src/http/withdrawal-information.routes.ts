@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { decideAccess, type Access, type ApiCaller } from '../core/access.policy.ts';
 import { parseBankAccount } from '../core/bank-account.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
 import type { YieldTaxRateTable } from '../core/charges/yield-tax-rates.ts';
 import { withdrawalBounds } from '../core/withdrawal-information.rules.ts';
 import type { Database } from '../ledger/database.ts';
-import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
 import { withdrawalFactsOf, type InsuranceWithdrawalFacts } from '../ledger/withdrawal-information.repository.ts';
 import { registrationsOfAccount } from '../ledger/withdrawal-accounts.repository.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
+import { accessGate } from './customer-access.ts';
 import { sendProblem } from './problem-details.ts';
 
 /**
@@ -33,11 +32,6 @@ const problem = { $ref: 'Problem#' } as const;
 export async function registerWithdrawalInformationRoutes(app: FastifyInstance, options: WithdrawalInformationRouteOptions): Promise<void> {
   const { db, clock } = options;
 
-  async function accessTo(caller: ApiCaller, customerId: string): Promise<Access> {
-    return decideAccess(caller, { kind: 'customer', ...(await customerAccessFacts(db, customerId)) }, stockholmDate(clock()));
-  }
-  const inScope = (access: Access, insurance: InsuranceWithdrawalFacts) => access.allowed && (access.scope === 'all' || access.custodianId === insurance.custodianId);
-
   app.get('/Customer/:customerNumber/WithdrawalInformation', {
     schema: {
       tags: ['withdrawals'], summary: "The insurances of the validated account's policyholder that allow a withdrawal today, with the smallest and largest amount",
@@ -48,14 +42,13 @@ export async function registerWithdrawalInformationRoutes(app: FastifyInstance, 
     const { customerNumber } = request.params as { customerNumber: string };
     const reading = parseBankAccount(customerNumber);
     if (!reading.ok) return sendProblem(reply, 'BANK_ACCOUNT_INVALID', reading.problem, [{ path: '$params.customerNumber', code: 'BANK_ACCOUNT_INVALID', message: reading.problem }]);
-    const caller = callerOf(request);
-    const owners = [...new Set((await registrationsOfAccount(db, reading.account.digits)).filter((row) => row.status === 'validated').map((row) => row.customerId))];
-    const access = new Map<string, Access>();
-    for (const owner of owners) access.set(owner, await accessTo(caller, owner));
-    const visibleOwners = owners.filter((owner) => access.get(owner)!.allowed);
+    const now = clock();
+    const gate = accessGate(callerOf(request), now, 'read');
+    const registrations = await registrationsOfAccount(db, reading.account.digits, gate);
+    const visibleOwners = [...new Set(registrations.filter((row) => row.status === 'validated').map((row) => row.customerId))];
     if (visibleOwners.length === 0) throw notAvailable();
-    const today = stockholmDate(clock());
-    const insurances = (await withdrawalFactsOf(db, { policyholders: visibleOwners }, today)).filter((insurance) => inScope(access.get(insurance.policyholder)!, insurance));
+    const today = stockholmDate(now);
+    const insurances = await withdrawalFactsOf(db, { policyholders: visibleOwners }, today, gate);
     return insurances.flatMap((insurance) => {
       const bounds = withdrawalBounds(insurance, today, options.yieldTaxRates);
       return bounds.allowed ? [informationView(insurance, bounds)] : [];
@@ -70,9 +63,10 @@ export async function registerWithdrawalInformationRoutes(app: FastifyInstance, 
     },
   }, async (request) => {
     const { insuranceNumber } = request.params as { insuranceNumber: string };
-    const today = stockholmDate(clock());
-    const [insurance] = await withdrawalFactsOf(db, { insuranceNumber }, today);
-    if (!insurance || !inScope(await accessTo(callerOf(request), insurance.policyholder), insurance)) throw notAvailable();
+    const now = clock();
+    const today = stockholmDate(now);
+    const [insurance] = await withdrawalFactsOf(db, { insuranceNumber }, today, accessGate(callerOf(request), now, 'read'));
+    if (!insurance) throw notAvailable();
     return informationView(insurance, withdrawalBounds(insurance, today, options.yieldTaxRates));
   });
 }

@@ -1,15 +1,13 @@
-import type { FastifyInstance } from 'fastify';
-import { decideAccess, type ApiCaller } from '../core/access.policy.ts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseBankAccount } from '../core/bank-account.ts';
-import { stockholmDate } from '../core/calendar-date.ts';
 import type { YieldTaxRateTable } from '../core/charges/yield-tax-rates.ts';
 import { renderWithdrawalReceipt, type WithdrawalReceipt } from '../documents/withdrawal-receipt.ts';
 import type { Database } from '../ledger/database.ts';
-import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
 import { findSignCase } from '../ledger/sign-cases.repository.ts';
 import { findWithdrawalRequest, type WithdrawalRequestRecord } from '../ledger/withdrawal-requests.repository.ts';
 import { makeWithdrawalRequest } from '../pipeline/withdrawal-request.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
+import { accessGate } from './customer-access.ts';
 import { sendProblem } from './problem-details.ts';
 
 /**
@@ -36,15 +34,10 @@ const idParam = { type: 'object', required: ['id'], properties: { id: { type: 's
 export async function registerWithdrawalRequestRoutes(app: FastifyInstance, options: WithdrawalRequestRouteOptions): Promise<void> {
   const { db, clock } = options;
 
-  /** Whether the caller may see an insurance of the customer held at the custodian. */
-  async function maySee(caller: ApiCaller, customerId: string, custodianId: string): Promise<boolean> {
-    const access = decideAccess(caller, { kind: 'customer', ...(await customerAccessFacts(db, customerId)) }, stockholmDate(clock()));
-    return access.allowed && (access.scope === 'all' || access.custodianId === custodianId);
-  }
-  async function visibleRequest(caller: ApiCaller, id: string): Promise<WithdrawalRequestRecord> {
-    const request = await findWithdrawalRequest(db, id);
-    if (!request || !(await maySee(caller, request.customerId, request.custodianId))) throw notAvailable();
-    return request;
+  async function visibleRequest(request: FastifyRequest): Promise<WithdrawalRequestRecord> {
+    const found = await findWithdrawalRequest(db, (request.params as { id: string }).id, accessGate(callerOf(request), clock(), 'read'));
+    if (!found) throw notAvailable();
+    return found;
   }
 
   app.post('/Insurance/withdrawalrequest', {
@@ -68,7 +61,7 @@ export async function registerWithdrawalRequestRoutes(app: FastifyInstance, opti
     if (!reading.ok) return sendProblem(reply, 'BANK_ACCOUNT_INVALID', reading.problem, [{ path: '$.accountNumber', code: 'BANK_ACCOUNT_INVALID', message: reading.problem }]);
     const outcome = await makeWithdrawalRequest(
       db, { insuranceNumber: body.insuranceNumber, amount: body.amount, account: reading.account, requestedBy: `client:${caller.clientId}`, now, yieldTaxRates: options.yieldTaxRates },
-      (insurance) => maySee(caller, insurance.policyholder, insurance.custodianId),
+      accessGate(caller, now, 'act'),
     );
     if (!outcome.made) {
       if ('notFound' in outcome) throw notAvailable();
@@ -81,7 +74,7 @@ export async function registerWithdrawalRequestRoutes(app: FastifyInstance, opti
 
   app.get('/Insurance/withdrawalrequest/:id', {
     schema: { tags: ['withdrawals'], summary: 'A withdrawal request: its status and history', params: idParam, response: { 200: { $ref: 'WithdrawalRequest#' }, 401: problem, 404: problem } },
-  }, async (request) => requestView(await visibleRequest(callerOf(request), (request.params as { id: string }).id)));
+  }, async (request) => requestView(await visibleRequest(request)));
 
   app.get('/Insurance/withdrawalrequest/:id/receipt', {
     schema: {
@@ -89,7 +82,7 @@ export async function registerWithdrawalRequestRoutes(app: FastifyInstance, opti
       response: { 401: problem, 404: problem },
     },
   }, async (request, reply) => {
-    const withdrawal = await visibleRequest(callerOf(request), (request.params as { id: string }).id);
+    const withdrawal = await visibleRequest(request);
     const signCase = await findSignCase(db, withdrawal.signCaseId);
     const receipt: WithdrawalReceipt = {
       requestId: withdrawal.requestId, signCaseId: withdrawal.signCaseId, insuranceNumber: withdrawal.insuranceNumber, customerId: withdrawal.customerId,

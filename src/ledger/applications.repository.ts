@@ -19,6 +19,8 @@ export interface StatusChange {
   readonly at: string;
   readonly by: string;
   readonly reason: string | null;
+  /** The reason the firm that made the application reads, where it is not `reason` (staff's). */
+  readonly callerReason?: string;
 }
 
 /** What every application has; `customerId` is the policyholder, or a plan's employer. */
@@ -186,8 +188,8 @@ async function issue(tx: Sql, applicationId: string, appliedFor: AppliedFor, sub
 async function recordStatus(tx: Sql, applicationId: string, change: Omit<StatusChange, 'at'>, at: Date): Promise<void> {
   await tx.query('UPDATE applications SET status = $2 WHERE application_id = $1', [applicationId, change.status]);
   await tx.query(
-    'INSERT INTO application_status_changes (application_id, status, changed_at, changed_by, reason) VALUES ($1, $2, $3, $4, $5)',
-    [applicationId, change.status, at.toISOString(), change.by, change.reason],
+    'INSERT INTO application_status_changes (application_id, status, changed_at, changed_by, reason, caller_reason) VALUES ($1, $2, $3, $4, $5, $6)',
+    [applicationId, change.status, at.toISOString(), change.by, change.reason, change.callerReason ?? null],
   );
 }
 
@@ -197,10 +199,10 @@ type Insured = PlanApplicationRecord['insurances'][number];
  * The application with its status history (and a plan's insurances once issued), in
  * one round trip (the advisors' most frequent read).
  */
-export async function findApplication(db: Sql, applicationId: string): Promise<ApplicationRecord | undefined> {
+export async function findApplication(db: Sql, applicationId: string, audience: ReasonAudience = 'staff'): Promise<ApplicationRecord | undefined> {
   const { rows } = await db.query<ApplicationSummary & { submittedAt: Date | string; body: unknown; history: StatusChange[] | string | null; insurances: Insured[] | string | null }>(
     `SELECT ${SUMMARY_COLUMNS}, a.body,
-            (SELECT json_agg(json_build_object('status', c.status, 'at', ${ISO_UTC('c.changed_at')}, 'by', c.changed_by, 'reason', c.reason) ORDER BY c.id)
+            (SELECT json_agg(json_build_object('status', c.status, 'at', ${ISO_UTC('c.changed_at')}, 'by', c.changed_by, 'reason', ${reasonFor(audience)}) ORDER BY c.id)
                FROM application_status_changes c WHERE c.application_id = a.application_id) AS history,
             (SELECT json_agg(json_build_object('personalIdentityNumber', i.insured_pin, 'insuranceId', i.insurance_number) ORDER BY i.insurance_number)
                FROM insurances i WHERE a.agreement_number IS NOT NULL AND i.agreement_number = a.agreement_number AND i.created_by_message = a.application_id) AS insurances
@@ -225,17 +227,24 @@ export type ApplicationStatusRecord = Pick<ApplicationRecord, 'applicationId' | 
  * history by its index, and nothing else (no body, no product name), in one round trip.
  * PostgreSQL gives it as one JSON value: the driver then parses one column, not nine.
  */
-export async function findApplicationStatus(db: Sql, applicationId: string): Promise<ApplicationStatusRecord | undefined> {
+export async function findApplicationStatus(db: Sql, applicationId: string, audience: ReasonAudience = 'staff'): Promise<ApplicationStatusRecord | undefined> {
   const { rows } = await db.query<{ application: ApplicationStatusRecord | string }>(
     `SELECT json_build_object(
               'applicationId', a.application_id, 'kind', a.kind, 'firmOrganisationNumber', a.firm_organisation_number, 'productId', a.product_code,
               'customerId', a.customer_id, 'status', a.status, 'submittedAt', ${ISO_UTC('a.submitted_at')}, 'insuranceId', a.insurance_number,
-              'history', coalesce((SELECT json_agg(json_build_object('status', c.status, 'at', ${ISO_UTC('c.changed_at')}, 'by', c.changed_by, 'reason', c.reason) ORDER BY c.id)
+              'history', coalesce((SELECT json_agg(json_build_object('status', c.status, 'at', ${ISO_UTC('c.changed_at')}, 'by', c.changed_by, 'reason', ${reasonFor(audience)}) ORDER BY c.id)
                                      FROM application_status_changes c WHERE c.application_id = a.application_id), '[]')) AS application
        FROM applications a WHERE a.application_id = $1`,
     [applicationId],
   );
   return rows[0] && parsed(rows[0].application) as ApplicationStatusRecord;
+}
+
+/** Who reads a status history: staff read every reason as recorded, the firm that made the application its own version where one was recorded. */
+export type ReasonAudience = 'staff' | 'caller';
+
+function reasonFor(audience: ReasonAudience): string {
+  return audience === 'caller' ? 'coalesce(c.caller_reason, c.reason)' : 'c.reason';
 }
 
 /** A json column as the driver gave it: parsed already (pg), or text (PGlite in some modes). */

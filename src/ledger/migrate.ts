@@ -29,6 +29,7 @@ import * as withdrawalRequests from './migrations/0027-withdrawal-requests.ts';
 import * as deathBenefits from './migrations/0029-death-benefits.ts';
 import * as companySignatories from './migrations/0028-company-signatories.ts';
 import * as ledgerRowsByMessage from './migrations/0030-ledger-rows-by-message.ts';
+import * as customerAccessLookups from './migrations/0031-customer-access-lookups.ts';
 
 export interface Migration {
   readonly version: number;
@@ -68,6 +69,7 @@ export const MIGRATIONS: readonly Migration[] = [
   deathBenefits,
   companySignatories,
   ledgerRowsByMessage,
+  customerAccessLookups,
 ];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */

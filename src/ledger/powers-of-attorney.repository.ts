@@ -78,21 +78,60 @@ export async function revokePowerOfAttorney(db: Database, id: string, by: string
 }
 
 /** What the access policy needs to decide on a customer: its powers of attorney and the custodians of its insurances. */
-export async function customerAccessFacts(db: Sql, customerId: string): Promise<{ powers: PowerOfAttorney[]; custodianIds: string[] }> {
-  const [powers, custodians] = await Promise.all([
-    db.query<PowerOfAttorney>(
-      `SELECT holder_organisation_number AS "holderOrganisationNumber", kind, valid_from::text AS "validFrom", valid_to::text AS "validTo", revoked_at IS NOT NULL AS revoked
-         FROM powers_of_attorney WHERE customer_id = $1`,
-      [customerId],
-    ),
-    db.query<{ custodianId: string }>(
-      `SELECT DISTINCT a.custodian_id AS "custodianId"
-         FROM insurances i JOIN custody_accounts a ON a.account_number = i.custody_account
-        WHERE i.policyholder = $1`,
-      [customerId],
-    ),
-  ]);
-  return { powers: powers.rows, custodianIds: custodians.rows.map((row) => row.custodianId) };
+export interface CustomerAccessFacts {
+  readonly powers: readonly PowerOfAttorney[];
+  readonly custodianIds: readonly string[];
+}
+
+/**
+ * Two columns, `"accessPowers"` and `"accessCustodianIds"`, holding the access facts of
+ * the customer the SQL expression `customer` names (qualified by its table's alias: the
+ * subqueries read tables with a `customer_id` of their own). A lookup of a customer's data puts
+ * them in its own statement, so the access decision costs no query of its own: an object
+ * the caller may not see and one that does not exist take the same work to refuse (one
+ * statement each), and their answers cannot be told apart by their timing either.
+ */
+export function customerAccessColumns(customer: string): string {
+  return `(SELECT json_agg(json_build_object('holderOrganisationNumber', poa.holder_organisation_number, 'kind', poa.kind, 'validFrom', poa.valid_from::text,
+                                             'validTo', poa.valid_to::text, 'revoked', poa.revoked_at IS NOT NULL))
+             FROM powers_of_attorney poa WHERE poa.customer_id = ${customer}) AS "accessPowers",
+          ARRAY(SELECT DISTINCT ca.custodian_id FROM insurances ci JOIN custody_accounts ca ON ca.account_number = ci.custody_account
+                 WHERE ci.policyholder = ${customer}) AS "accessCustodianIds"`;
+}
+
+/** The columns `customerAccessColumns` adds to a row. */
+export interface CustomerAccessRow {
+  readonly accessPowers: PowerOfAttorney[] | string | null;
+  readonly accessCustodianIds: string[];
+}
+
+/** A row read with `customerAccessColumns`, without those columns. */
+export function withoutAccessColumns<Row extends Partial<CustomerAccessRow>>(row: Row): Omit<Row, keyof CustomerAccessRow> {
+  const rest: Record<string, unknown> = { ...row };
+  delete rest.accessPowers;
+  delete rest.accessCustodianIds;
+  return rest as Omit<Row, keyof CustomerAccessRow>;
+}
+
+/** The access facts of a row read with `customerAccessColumns`. */
+export function accessFactsOf(row: CustomerAccessRow): CustomerAccessFacts {
+  const powers = typeof row.accessPowers === 'string' ? JSON.parse(row.accessPowers) as PowerOfAttorney[] : row.accessPowers;
+  return { powers: powers ?? [], custodianIds: row.accessCustodianIds };
+}
+
+/**
+ * Whether the caller of a lookup may reach an object of a customer — one held at
+ * `custodianId` (an insurance, a request on it), or, without one, the customer's own
+ * (a withdrawal account) — given the customer's access facts: the access policy's
+ * decision, made by the caller (src/core/access.policy.ts) and asked by the repository
+ * in the lookup itself.
+ */
+export type AccessGate = (facts: CustomerAccessFacts, custodianId?: string) => boolean;
+
+/** The access facts of one customer, in one statement (the lookup when the customer itself is what is asked for). */
+export async function customerAccessFacts(db: Sql, customerId: string): Promise<CustomerAccessFacts> {
+  const { rows } = await db.query<CustomerAccessRow>(`SELECT ${customerAccessColumns('$1::text')}`, [customerId]);
+  return accessFactsOf(rows[0]!);
 }
 
 async function audit(tx: Sql, id: string, change: 'granted' | 'revoked', by: string, at: Date, details: object): Promise<void> {

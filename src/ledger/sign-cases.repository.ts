@@ -1,4 +1,5 @@
 import type { Sql } from './database.ts';
+import { accessFactsOf, customerAccessColumns, withoutAccessColumns, type AccessGate, type CustomerAccessRow } from './powers-of-attorney.repository.ts';
 import type { CompletionData } from '../bankid/bankid-protocol.ts';
 import type { SignatoryRole } from '../core/withdrawal-request.rules.ts';
 
@@ -43,17 +44,22 @@ export interface SignOrderRecord {
   readonly signedBy: string | null;
 }
 
-export async function findSignCase(sql: Sql, signCaseId: string): Promise<SignCaseRecord | undefined> {
-  const { rows } = await sql.query<Omit<SignCaseRecord, 'signatories'>>(
+/**
+ * A sign case with its signatories; undefined when there is none, or when `mayReach`
+ * (the caller's access, asked in the same statement that finds the case) says no.
+ */
+export async function findSignCase(sql: Sql, signCaseId: string, mayReach?: AccessGate): Promise<SignCaseRecord | undefined> {
+  const { rows } = await sql.query<Omit<SignCaseRecord, 'signatories'> & Partial<CustomerAccessRow>>(
     `SELECT c.sign_case_id AS "signCaseId", c.request_id AS "requestId", c.visible_text AS "visibleText", r.customer_id AS "customerId",
             a.custodian_id AS "custodianId", r.status AS "requestStatus",
-            c.company_signatures_required AS "companySignaturesRequired"
+            c.company_signatures_required AS "companySignaturesRequired"${mayReach ? `, ${customerAccessColumns('r.customer_id')}` : ''}
        FROM sign_cases c JOIN withdrawal_requests r ON r.request_id = c.request_id
        JOIN insurances i ON i.insurance_number = r.insurance_number JOIN custody_accounts a ON a.account_number = i.custody_account
       WHERE c.sign_case_id = $1`, [signCaseId],
   );
-  const found = rows[0];
-  if (!found) return undefined;
+  const row = rows[0];
+  if (!row || (mayReach && !mayReach(accessFactsOf(row as CustomerAccessRow), row.custodianId))) return undefined;
+  const found = withoutAccessColumns(row);
   const signatories = await sql.query<{ role: SignatoryRole; personalNumber: string; signedAt: Date | string | null }>(
     `SELECT role, personal_number AS "personalNumber", signed_at AS "signedAt" FROM sign_case_signatories
       WHERE sign_case_id = $1 ORDER BY CASE role WHEN 'policyholder' THEN 0 WHEN 'company-signatory' THEN 1 ELSE 2 END, personal_number`, [signCaseId],

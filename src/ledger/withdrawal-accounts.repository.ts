@@ -1,4 +1,5 @@
 import type { Sql } from './database.ts';
+import { accessFactsOf, customerAccessColumns, withoutAccessColumns, type AccessGate, type CustomerAccessRow } from './powers-of-attorney.repository.ts';
 import type { BankAccount } from '../core/bank-account.ts';
 import type { IsoDate } from '../core/calendar-date.ts';
 
@@ -55,11 +56,18 @@ export async function registerWithdrawalAccount(sql: Sql, registration: NewRegis
 }
 
 /** Every registration of an account (clearing + account digits), oldest first. */
-export async function registrationsOfAccount(sql: Sql, accountDigits: string): Promise<WithdrawalAccountRow[]> {
-  const { rows } = await sql.query<WithdrawalAccountRow>(
-    `SELECT ${COLUMNS} FROM withdrawal_accounts WHERE account_digits = $1 ORDER BY registered_at, registration_id`, [accountDigits],
+/**
+ * The registrations of an account, oldest first; with `mayReach`, only those of
+ * customers the caller may reach (its access decided on facts read in the same statement).
+ */
+export async function registrationsOfAccount(sql: Sql, accountDigits: string, mayReach?: AccessGate): Promise<WithdrawalAccountRow[]> {
+  const { rows } = await sql.query<WithdrawalAccountRow & Partial<CustomerAccessRow>>(
+    `SELECT ${COLUMNS}${mayReach ? `, ${customerAccessColumns('w.customer_id')}` : ''}
+       FROM withdrawal_accounts w WHERE account_digits = $1 ORDER BY registered_at, registration_id`, [accountDigits],
   );
-  return rows.map(withIsoTimes);
+  return rows
+    .filter((row) => !mayReach || mayReach(accessFactsOf(row as CustomerAccessRow)))
+    .map((row) => withIsoTimes(withoutAccessColumns(row)));
 }
 
 /** Pending registrations due by a validation day, locked for the run that decides them (a concurrent run skips them). */

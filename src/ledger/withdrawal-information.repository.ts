@@ -1,4 +1,5 @@
 import type { Sql } from './database.ts';
+import { accessFactsOf, customerAccessColumns, type AccessGate, type CustomerAccessRow } from './powers-of-attorney.repository.ts';
 import type { IsoDate } from '../core/calendar-date.ts';
 import type { WithdrawalFacts } from '../core/withdrawal-information.rules.ts';
 
@@ -25,10 +26,16 @@ interface Row {
   requested: string;
 }
 
-/** Facts of the insurances chosen by policyholder or by number, as of `today`. */
-export async function withdrawalFactsOf(sql: Sql, which: { policyholders: readonly string[] } | { insuranceNumber: string }, today: IsoDate): Promise<InsuranceWithdrawalFacts[]> {
+/**
+ * Facts of the insurances chosen by policyholder or by number, as of `today`; with
+ * `mayReach`, only those the caller may reach (its access decided on facts read in the
+ * same statement).
+ */
+export async function withdrawalFactsOf(
+  sql: Sql, which: { policyholders: readonly string[] } | { insuranceNumber: string }, today: IsoDate, mayReach?: AccessGate,
+): Promise<InsuranceWithdrawalFacts[]> {
   const yearStart = `${today.slice(0, 4)}-01-01`;
-  const { rows } = await sql.query<Row>(
+  const { rows } = await sql.query<Row & Partial<CustomerAccessRow>>(
     `SELECT i.insurance_number AS "insuranceNumber", i.policyholder, i.product_code AS "productId", p.kind, i.start_date::text AS "startDate",
             i.end_date IS NOT NULL AND i.end_date < $2 AS ended,
             EXISTS (SELECT 1 FROM payouts po WHERE po.insurance_number = i.insurance_number AND po.status <> 'completed') AS "inPayout",
@@ -47,6 +54,7 @@ export async function withdrawalFactsOf(sql: Sql, which: { policyholders: readon
               WHERE r.insurance_number = i.insurance_number AND r.status <> 'rejected'
                 AND NOT EXISTS (SELECT 1 FROM custody_transactions t WHERE r.ordered_on IS NOT NULL AND t.account_number = i.custody_account
                                    AND t.transaction_type IN ('Withdrawal', 'Payout') AND abs(t.amount) = r.amount AND t.trade_date >= r.ordered_on)) AS requested
+            ${mayReach ? `, ${customerAccessColumns('i.policyholder')}` : ''}
        FROM insurances i
        JOIN products p ON p.code = i.product_code
        JOIN custody_accounts a ON a.account_number = i.custody_account
@@ -55,7 +63,8 @@ export async function withdrawalFactsOf(sql: Sql, which: { policyholders: readon
       ORDER BY i.policyholder, i.insurance_number`,
     ['insuranceNumber' in which ? which.insuranceNumber : which.policyholders, today, yearStart],
   );
-  return rows.map((row) => ({
+  const reachable = mayReach ? rows.filter((row) => mayReach(accessFactsOf(row as CustomerAccessRow), row.custodianId)) : rows;
+  return reachable.map((row) => ({
     insuranceNumber: row.insuranceNumber, policyholder: row.policyholder, productId: row.productId, custodianId: row.custodianId, custodyAccount: row.custodyAccount,
     kind: row.kind, startDate: row.startDate, ended: row.ended, inPayout: row.inPayout,
     value: row.valueAsOf && row.valueTotal ? { asOf: row.valueAsOf, total: row.valueTotal } : null,

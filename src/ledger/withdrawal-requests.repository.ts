@@ -1,4 +1,5 @@
 import type { Sql } from './database.ts';
+import { accessFactsOf, customerAccessColumns, withoutAccessColumns, type AccessGate, type CustomerAccessRow } from './powers-of-attorney.repository.ts';
 import type { BankAccount } from '../core/bank-account.ts';
 import type { IsoDate } from '../core/calendar-date.ts';
 import { isFullySigned } from '../core/company-signatories.rules.ts';
@@ -70,20 +71,23 @@ export async function addWithdrawalEvent(tx: Sql, requestId: string, event: With
   await tx.query('INSERT INTO withdrawal_request_events (request_id, event, at, by, reason) VALUES ($1, $2, $3, $4, $5)', [requestId, event, at, by, reason]);
 }
 
-const RECORD = `
-  SELECT r.request_id AS "requestId", c.sign_case_id AS "signCaseId", r.insurance_number AS "insuranceNumber", r.customer_id AS "customerId",
+const RECORD_COLUMNS = `
+         r.request_id AS "requestId", c.sign_case_id AS "signCaseId", r.insurance_number AS "insuranceNumber", r.customer_id AS "customerId",
          a.custodian_id AS "custodianId", r.amount::text AS amount, r.account_digits AS "accountNumber", r.bank_name AS "bankName",
          r.status AS "storedStatus", r.requested_at AS "requestedAt", r.requested_by AS "requestedBy", r.decision,
          dr.document_id AS "documentId", o.delivered_at AS "deliveredAt",
          (SELECT min(t.trade_date)::text FROM custody_transactions t
            WHERE r.ordered_on IS NOT NULL AND t.account_number = i.custody_account AND t.transaction_type IN ('Withdrawal', 'Payout')
-             AND abs(t.amount) = r.amount AND t.trade_date >= r.ordered_on) AS "paidOn"
+             AND abs(t.amount) = r.amount AND t.trade_date >= r.ordered_on) AS "paidOn"`;
+const RECORD_FROM = `
     FROM withdrawal_requests r
     JOIN sign_cases c ON c.request_id = r.request_id
     JOIN insurances i ON i.insurance_number = r.insurance_number
     JOIN custody_accounts a ON a.account_number = i.custody_account
     LEFT JOIN debit_runs dr ON dr.run_key = r.run_key AND dr.custodian_id = r.custodian_id
     LEFT JOIN outgoing_documents o ON o.document_id = dr.document_id`;
+const RECORD = `SELECT ${RECORD_COLUMNS} ${RECORD_FROM}`;
+const RECORD_WITH_ACCESS = `SELECT ${RECORD_COLUMNS}, ${customerAccessColumns('r.customer_id')} ${RECORD_FROM}`;
 
 interface RecordRow extends Omit<WithdrawalRequestRecord, 'status' | 'history' | 'requestedAt'> {
   storedStatus: StoredWithdrawalStatus;
@@ -92,10 +96,15 @@ interface RecordRow extends Omit<WithdrawalRequestRecord, 'status' | 'history' |
   paidOn: IsoDate | null;
 }
 
-export async function findWithdrawalRequest(sql: Sql, requestId: string): Promise<WithdrawalRequestRecord | undefined> {
-  const { rows } = await sql.query<RecordRow>(`${RECORD} WHERE r.request_id = $1`, [requestId]);
-  const row = rows[0];
-  if (!row) return undefined;
+/**
+ * A request with its history; undefined when there is none, or when `mayReach` (the
+ * caller's access, asked in the same statement that finds the request) says no.
+ */
+export async function findWithdrawalRequest(sql: Sql, requestId: string, mayReach?: AccessGate): Promise<WithdrawalRequestRecord | undefined> {
+  const { rows } = await sql.query<RecordRow & Partial<CustomerAccessRow>>(`${mayReach ? RECORD_WITH_ACCESS : RECORD} WHERE r.request_id = $1`, [requestId]);
+  const found = rows[0];
+  if (!found || (mayReach && !mayReach(accessFactsOf(found as CustomerAccessRow), found.custodianId))) return undefined;
+  const row = withoutAccessColumns(found);
   const events = await sql.query<WithdrawalEvent & { at: Date | string }>(
     'SELECT event, at, by, reason FROM withdrawal_request_events WHERE request_id = $1 ORDER BY id', [requestId],
   );

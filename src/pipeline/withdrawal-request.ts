@@ -8,6 +8,7 @@ import { withdrawalBounds } from '../core/withdrawal-information.rules.ts';
 import { requestProblems, signatoriesOf, withdrawalSignText, type RequestProblem, type Signatory } from '../core/withdrawal-request.rules.ts';
 import { companySigningRegister } from '../ledger/company-signatories.repository.ts';
 import type { Database, Sql } from '../ledger/database.ts';
+import type { AccessGate } from '../ledger/powers-of-attorney.repository.ts';
 import { isValidatedAccount } from '../ledger/withdrawal-accounts.repository.ts';
 import { withdrawalFactsOf } from '../ledger/withdrawal-information.repository.ts';
 import { insertWithdrawalRequest, lockInsuranceForRequest } from '../ledger/withdrawal-requests.repository.ts';
@@ -39,19 +40,21 @@ export interface NewRequestInput {
 export type NewRequestOutcome =
   | { readonly made: true; readonly requestId: string }
   | { readonly made: false; readonly problems: readonly RequestProblem[] }
-  /** No such insurance, or `maySee` said the maker may not see it. */
+  /** No such insurance, or `mayAct` said the maker may not act on it. */
   | { readonly made: false; readonly notFound: true };
 
-export async function makeWithdrawalRequest(
-  db: Database, input: NewRequestInput,
-  maySee: (insurance: { policyholder: string; custodianId: string }) => Promise<boolean> = async () => true,
-): Promise<NewRequestOutcome> {
+/**
+ * `mayAct`, when given, is the maker's access (a REST client's): the insurance is looked
+ * up together with its policyholder's access facts, in the request's transaction, and
+ * one the maker may not act on is answered as one that does not exist.
+ */
+export async function makeWithdrawalRequest(db: Database, input: NewRequestInput, mayAct?: AccessGate): Promise<NewRequestOutcome> {
   const { now, account } = input;
   const today = stockholmDate(now);
   return db.transaction(async (tx): Promise<NewRequestOutcome> => {
     await lockInsuranceForRequest(tx, input.insuranceNumber);
-    const [insurance] = await withdrawalFactsOf(tx, { insuranceNumber: input.insuranceNumber }, today);
-    if (!insurance || !(await maySee(insurance))) return { made: false, notFound: true };
+    const [insurance] = await withdrawalFactsOf(tx, { insuranceNumber: input.insuranceNumber }, today, mayAct);
+    if (!insurance) return { made: false, notFound: true };
     const problems = requestProblems({
       bounds: withdrawalBounds(insurance, today, input.yieldTaxRates), amount: input.amount,
       accountValidated: await isValidatedAccount(tx, insurance.policyholder, account.digits), accountDigits: account.digits,
