@@ -6,6 +6,7 @@ import { pino, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayConfig } from './config/config.schema.ts';
 import { PROJECT_ROOT } from './config/load-config.ts';
+import { refuseDemoSecrets } from './config/exposed-credentials.ts';
 import { GatewayError } from './core/gateway-error.ts';
 import type { IntakePort } from './channels/envelope.ts';
 import { DeliveryRouter } from './channels/delivery-router.ts';
@@ -94,6 +95,9 @@ export interface Gateway {
 }
 
 export async function openGateway(config: Readonly<GatewayConfig>, options: GatewayOptions): Promise<Gateway> {
+  // First, whatever the roles: a refused configuration has opened no database, run no
+  // migration, scheduled no calendar job and made no folder by the time it is refused.
+  await refuseDemoSecrets(config);
   const log = options.log ?? pino(gatewayLoggerOptions(config.logLevel));
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });

@@ -6,15 +6,18 @@
  */
 import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import pg from 'pg';
+import { pino } from 'pino';
+import { openGateway, type Role } from '../src/app.ts';
 import { DEMO_CONFIG_PATH, parseConfig } from '../src/config/load-config.ts';
 import { refuseDemoSecrets } from '../src/config/exposed-credentials.ts';
 import { hashSecret } from '../src/config/secret-hash.ts';
-import { startTestGateway, testSettings, type TestGateway } from './support/harness.ts';
+import { createTestDatabase, deleteQueues, fixedClock, startTestGateway, testSettings, type TestGateway } from './support/harness.ts';
 import { runCliToEnd, writeConfigFile } from './support/processes.ts';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -89,6 +92,39 @@ describe('configuration: no silent demo, nothing published on a non-loopback hos
     const result = await runCliToEnd(['api', '--config', config], { HOST: '0.0.0.0', PORT: '0' });
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, /CONFIG_INVALID[\s\S]*api\.clients\.0\.secretHash: the hash of a secret published/);
+  });
+});
+
+describe('a published secret on a non-loopback host is refused before anything runs, whatever the roles', () => {
+  const roleSets: { roles: Role[] }[] = [{ roles: ['worker'] }, { roles: ['watch'] }, { roles: ['api', 'worker', 'watch'] }];
+  test.each(roleSets)('roles $roles: CONFIG_INVALID, and no folder, table, migration, calendar job or queue was made', async ({ roles }) => {
+    const database = await createTestDatabase();
+    const folder = await mkdtemp(join(tmpdir(), 'dg-refused-'));
+    const dataDir = join(folder, 'data');
+    const config = parseConfig(testSettings(dataDir, {
+      host: '0.0.0.0', demo: false, databaseUrl: database.url, metricsPort: 0,
+      staff: { users: [{ username: 'ops', passwordHash: await hashSecret('demo-password') }] },
+    }));
+    try {
+      await assert.rejects(openGateway(config, { roles, clock: fixedClock, log: pino({ level: 'silent' }) }), (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'CONFIG_INVALID');
+        assert.match(error.message, /staff\.users\.0\.passwordHash: the hash of a secret published/);
+        return true;
+      });
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        const tables = await client.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')");
+        assert.deepEqual(tables.rows.map((row) => row.table_name), [], 'no migration ran (so no calendar_runs either)');
+      } finally {
+        await client.end();
+      }
+      assert.equal(await deleteQueues(config.queuePrefix), 0, 'no calendar job or queue in Redis');
+      assert.equal(existsSync(dataDir), false, 'no data folder');
+    } finally {
+      await database.drop();
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });
 

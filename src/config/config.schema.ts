@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { isSecretHash } from './secret-hash.ts';
 import { isValidOrganisationNumber } from '../core/identifiers.ts';
@@ -150,6 +151,26 @@ const apiClientSchema = z.discriminatedUnion('kind', [
   }),
 ]).refine((client) => (client.secretHash === undefined) !== (client.publicKeyPath === undefined), 'set secretHash (client secret) or publicKeyPath (private_key_jwt): one of the two');
 
+/**
+ * A proxy to trust, as Fastify's `trustProxy` (proxy-addr) takes it: an IP address, a
+ * CIDR range (`10.0.0.0/8`, `fd00::/8`), or one of the names `loopback`, `linklocal`,
+ * `uniquelocal`.
+ */
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+function isProxyAddress(value: string): boolean {
+  if (PROXY_NAMES.includes(value)) return true;
+  const [address = '', range, ...rest] = value.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  // Not /0: trusting every address would let anyone claim any client address.
+  return range === undefined || (/^[1-9]\d{0,2}$/.test(range) && Number(range) <= (family === 4 ? 32 : 128));
+}
+/** The list, or (TRUST_PROXY) the same comma-separated. */
+const trustedProxies = z.preprocess(
+  (value) => (typeof value === 'string' ? value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '') : value),
+  z.array(z.string().refine(isProxyAddress, 'an IP address, a CIDR range such as 10.0.0.0/8 (not /0), or loopback, linklocal or uniquelocal')),
+);
+
 const yieldTaxPercent = z.string().regex(/^\d{1,2}(\.\d{1,6})?$/, 'a percent such as "0.372"');
 
 export const configSchema = z.strictObject({
@@ -176,6 +197,14 @@ export const configSchema = z.strictObject({
    */
   logFormat: z.enum(['auto', 'json', 'pretty']).default('auto'),
   demo: z.boolean().default(false),
+  /**
+   * The TLS-terminating proxies (load balancer, ingress) in front of the HTTP ports:
+   * addresses or CIDR ranges. A request whose peer is one of them is taken to come from
+   * the address in its X-Forwarded-For and by the protocol in X-Forwarded-Proto (the
+   * session cookie's Secure, the login and token throttles per client address); from
+   * anyone else those headers are ignored. Default none: every X-Forwarded-* is ignored.
+   */
+  trustProxy: trustedProxies.default([]),
   /**
    * Wrong credentials one client address may send a minute (staff HTTP Basic and the
    * custodians' REST door, counted together) before it is answered 429 for the rest of that minute.

@@ -51,7 +51,8 @@ export function exposedCredentialProblems(config: GatewayConfig): string[] {
 
 /**
  * Refuses (CONFIG_INVALID) a non-loopback configuration whose hashes are of secrets this
- * repository publishes. Asynchronous (scrypt), so run where the server is built, once.
+ * repository publishes. Asynchronous (scrypt), so not part of parseConfig: openGateway
+ * runs it first, for every role, before anything is opened or started.
  */
 export async function refuseDemoSecrets(config: Readonly<GatewayConfig>): Promise<void> {
   if (isLoopbackHost(config.host)) return;

