@@ -318,7 +318,7 @@ function processMetrics(config: Readonly<GatewayConfig>, catalogue: Catalogue, d
 
 /** The configured database: PostgreSQL at `databaseUrl`, else PGlite in the data folder. */
 export async function openDatabase(config: Readonly<GatewayConfig>, dataDir: string): Promise<Database> {
-  if (config.databaseUrl) return openPostgresDatabase({ url: config.databaseUrl });
+  if (config.databaseUrl) return openPostgresDatabase({ url: config.databaseUrl, max: config.databasePoolSize });
   const { openPgliteDatabase } = await import('./ledger/pglite.database.ts');
   return openPgliteDatabase(join(dataDir, 'pglite'));
 }

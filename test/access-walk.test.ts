@@ -147,6 +147,9 @@ describe('the REST API walked route by route, caller by caller', () => {
       settings: {
         api: {
           tokenRequestsPerMinute: 1000,
+          // The walk sends hundreds of requests per client a second, one at a time: the
+          // per-client rate is not what it tests (test/api-client-limits.test.ts does).
+          limits: { requestsPerSecond: 100_000, burst: 100_000 },
           clients: [
             { id: 'firm-a', kind: 'advisor-firm', organisationNumber: FIRM, secretHash: await hashSecret(TOKEN_CLIENTS['firm-a']) },
             { id: 'firm-b', kind: 'advisor-firm', organisationNumber: OTHER_FIRM, secretHash: await hashSecret(TOKEN_CLIENTS['firm-b']) },

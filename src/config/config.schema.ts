@@ -131,6 +131,25 @@ const clientAuthentication = {
 };
 
 /**
+ * What one REST client may ask of the gateway (docs/rest.md, "Limits"): a token bucket
+ * of `burst` requests refilled at `requestsPerSecond`, and `concurrentRequests` in flight
+ * at once, which must stay below `databasePoolSize` so that no client holds every connection.
+ */
+const clientRequestLimits = {
+  requestsPerSecond: z.number().positive().max(100_000),
+  burst: z.number().int().min(1).max(100_000),
+  concurrentRequests: z.number().int().min(1).max(1000),
+};
+/** A client's own limits, each replacing the gateway's `api.limits` setting of that name. */
+const clientLimitOverrides = {
+  limits: z.strictObject({
+    requestsPerSecond: clientRequestLimits.requestsPerSecond.optional(),
+    burst: clientRequestLimits.burst.optional(),
+    concurrentRequests: clientRequestLimits.concurrentRequests.optional(),
+  }).optional(),
+};
+
+/**
  * A client of the REST API (OAuth 2.0 client credentials): an advisor firm, whose
  * advisors act under its organisation number, or a custodian (a counterparty). The
  * secret is stored as a hash (`depot-gateway hash-secret`).
@@ -141,6 +160,7 @@ const apiClientSchema = z.discriminatedUnion('kind', [
     kind: z.literal('advisor-firm'),
     organisationNumber: organisationNumber,
     ...clientAuthentication,
+    ...clientLimitOverrides,
   }),
   z.strictObject({
     id: identifier,
@@ -148,6 +168,7 @@ const apiClientSchema = z.discriminatedUnion('kind', [
     /** The custodian's id among the counterparties. */
     counterpartyId: identifier,
     ...clientAuthentication,
+    ...clientLimitOverrides,
   }),
 ]).refine((client) => (client.secretHash === undefined) !== (client.publicKeyPath === undefined), 'set secretHash (client secret) or publicKeyPath (private_key_jwt): one of the two');
 
@@ -186,6 +207,12 @@ export const configSchema = z.strictObject({
   dataDir: z.string().min(1).default('./data'),
   /** PostgreSQL URL; without one the ledger runs on embedded PostgreSQL (PGlite) in <dataDir>/pglite. */
   databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
+  /**
+   * Connections each process opens to PostgreSQL at most (`databaseUrl`); a request or
+   * job that finds them all busy waits for one. The embedded database has one connection
+   * whatever this says. Every REST client's `concurrentRequests` must be below it.
+   */
+  databasePoolSize: z.number().int().min(2).max(1000).default(20),
   /** Redis URL; without one `start` launches a private redis-server on a socket in the data folder. */
   redisUrl: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
   queuePrefix: z.string().regex(/^[A-Za-z0-9_-]+$/).default('dg'),
@@ -407,6 +434,18 @@ export const configSchema = z.strictObject({
     /** Token requests a client address may make a minute before it is answered 429. */
     tokenRequestsPerMinute: z.number().int().positive().default(30),
     clients: z.array(apiClientSchema).default([]),
+    /**
+     * Per client (each client's `limits` may replace any of these): `requestsPerSecond`
+     * on average with bursts of `burst`, and `concurrentRequests` in flight at once. Over
+     * either the client is answered 429 TOO_MANY_REQUESTS with Retry-After. The token
+     * endpoint, the staff API, the custodians' POST /Holdings and /Transactions and SSEK
+     * are not counted here.
+     */
+    limits: z.strictObject({
+      requestsPerSecond: clientRequestLimits.requestsPerSecond.default(50),
+      burst: clientRequestLimits.burst.default(100),
+      concurrentRequests: clientRequestLimits.concurrentRequests.default(8),
+    }).prefault({}),
     /** When an application needs a person's review before it is approved. */
     review: z.strictObject({
       /** An insurance application with a single premium above this many SEK. */

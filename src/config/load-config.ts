@@ -88,6 +88,23 @@ function crossCheck(config: GatewayConfig): string[] {
   problems.push(...exposedCredentialProblems(config));
   problems.push(...ssekAuthenticationProblems(config));
   problems.push(...mailAuthenticationProblems(config));
+  problems.push(...poolSharingProblems(config));
+  return problems;
+}
+
+/**
+ * A REST client may have fewer requests in flight than the process has database
+ * connections, so that one client busy with slow requests leaves connections for the others.
+ */
+function poolSharingProblems(config: GatewayConfig): string[] {
+  const pool = config.databasePoolSize;
+  const tooMany = (setting: string, concurrent: number) => `${setting}: ${concurrent} is not below databasePoolSize (${pool}); one client could hold every database connection`;
+  const problems: string[] = [];
+  if (config.api.limits.concurrentRequests >= pool) problems.push(tooMany('api.limits.concurrentRequests', config.api.limits.concurrentRequests));
+  for (const [index, client] of config.api.clients.entries()) {
+    const concurrent = client.limits?.concurrentRequests;
+    if (concurrent !== undefined && concurrent >= pool) problems.push(tooMany(`api.clients.${index}.limits.concurrentRequests`, concurrent));
+  }
   return problems;
 }
 

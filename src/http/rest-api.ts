@@ -8,6 +8,7 @@ import type { GatewayConfig } from '../config/config.schema.ts';
 import type { Database } from '../ledger/database.ts';
 import { ApiTokens, loadSigningKey } from './api-tokens.ts';
 import { requireApiClient } from './api-auth.ts';
+import { limitApiClients } from './api-client-limits.ts';
 import { addApiSchemas } from './api-schemas.ts';
 import { answerErrorsAsProblems } from './problem-details.ts';
 import { registerOauthTokenRoute } from './oauth-token.routes.ts';
@@ -70,6 +71,8 @@ export async function registerRestApi(app: FastifyInstance, options: RestApiOpti
       // routes log nothing of their own, so otherwise they share the REST API's logger.
       if (!options.log.isLevelEnabled('info')) authenticated.setChildLoggerFactory((logger) => logger);
       requireApiClient(authenticated, tokens, clock);
+      // Each client's rate and requests in flight (api.limits), before any route reads the database.
+      limitApiClients(authenticated, { config: options.config, log: options.log });
       // A scope of their own: the catalogue's access hook is for the catalogue's routes only.
       await authenticated.register(async (catalogue) => registerProductRoutes(catalogue, { db: options.db, clock }));
       await registerAdvisorRoutes(authenticated, { db: options.db, clock });
