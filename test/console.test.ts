@@ -25,6 +25,7 @@ import { parseBankAccount } from '../src/core/bank-account.ts';
 import { signatoriesOf, withdrawalSignText } from '../src/core/withdrawal-request.rules.ts';
 import { recordPayoutCanBegin } from '../src/ledger/payout-start.repository.ts';
 import { insertWithdrawalRequest } from '../src/ledger/withdrawal-requests.repository.ts';
+import { insertSignCase } from '../src/ledger/sign-cases.repository.ts';
 import { mailApplicationNotices } from '../src/pipeline/application-notices.job.ts';
 import { mailPayoutNotices } from '../src/pipeline/payout-notices.job.ts';
 
@@ -319,11 +320,14 @@ describe('staff console', () => {
     assert.ok(reading.ok);
     const account = reading.account;
     for (const [requestId, amount, minute] of [['WR-CONSOLE-1', '12500.00', 0], ['WR-CONSOLE-2', '3000.00', 1]] as const) {
-      await db.transaction((tx) => insertWithdrawalRequest(tx, {
-        requestId, signCaseId: requestId.replace('WR-', 'SC-'), insuranceNumber: issued, customerId: ANNA, amount, account,
-        requestedAt: new Date(FIXED_NOW.getTime() + minute * 60_000), requestedBy: 'client:firm',
-        visibleText: withdrawalSignText({ insuranceNumber: issued, amount, account }), signatories: signatoriesOf(ANNA, ANNA)!,
-      }));
+      const requestedAt = new Date(FIXED_NOW.getTime() + minute * 60_000);
+      await db.transaction(async (tx) => {
+        await insertWithdrawalRequest(tx, { requestId, insuranceNumber: issued, customerId: ANNA, amount, account, requestedAt, requestedBy: 'client:firm' });
+        await insertSignCase(tx, {
+          signCaseId: requestId.replace('WR-', 'SC-'), subject: { kind: 'withdrawal', id: requestId }, customerId: ANNA, custodianId: 'demo-custodian',
+          visibleText: withdrawalSignText({ insuranceNumber: issued, amount, account }), signatories: signatoriesOf(ANNA, ANNA)!, companySignaturesRequired: null, createdAt: requestedAt,
+        });
+      });
     }
     const rejection = await inject({
       method: 'POST', url: '/api/withdrawal-requests/WR-CONSOLE-2/reject', headers: { authorization: basic('olga', 'operator-password') }, payload: { reason: 'asked for by mistake' },

@@ -278,10 +278,12 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
     $id: 'SignCase',
     type: 'object',
     description: 'Who must sign a request, by role, and whether each has signed',
-    required: ['signCaseId', 'requestId', 'complete', 'signatories'],
+    required: ['signCaseId', 'requestId', 'subjectKind', 'closed', 'complete', 'signatories'],
     properties: {
       signCaseId: { type: 'string' },
-      requestId: { type: 'string' },
+      requestId: { type: 'string', description: 'The request signed: a withdrawal request (WR-…)' },
+      subjectKind: { type: 'string', enum: ['withdrawal'], description: 'What kind of request it is' },
+      closed: { type: ['string', 'null'], description: 'Why nobody may sign it any more (the request was rejected); null while it may be signed' },
       complete: { type: 'boolean', description: 'Every signatory has signed (of company signatories: as many as companySignaturesRequired)' },
       companySignaturesRequired: { type: ['integer', 'null'], description: 'An organisation policyholder: how many of its company signatories must sign; null otherwise' },
       signatories: {

@@ -13,9 +13,8 @@ import {
   findSignCase, findSignOrder, insertSignOrder, markSignatorySigned, pendingSignOrder, recordOrderOutcome,
   type SignCaseRecord, type SignOrderRecord,
 } from '../ledger/sign-cases.repository.ts';
-import { addWithdrawalEvent } from '../ledger/withdrawal-requests.repository.ts';
 import { handOverRunDocuments, type RunDeps } from '../pipeline/debit-run.ts';
-import { orderWithdrawalIfReady } from '../pipeline/withdrawal-order.ts';
+import { signedRequestHandlers } from '../pipeline/signed-requests.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
 import { accessGate } from './customer-access.ts';
 
@@ -61,6 +60,7 @@ const idParam = { type: 'object', required: ['id'], properties: { id: { type: 's
 
 export async function registerSignCaseRoutes(app: FastifyInstance, options: SignCaseRouteOptions): Promise<void> {
   const { db, clock } = options;
+  const signedRequests = signedRequestHandlers(options.runDeps);
 
   /** The case, when the caller may read it (GET) or act on it (Sign, Collect); the same 404 as for no case otherwise. */
   async function visibleCase(request: FastifyRequest, purpose: AccessPurpose): Promise<SignCaseRecord> {
@@ -155,8 +155,8 @@ export async function registerSignCaseRoutes(app: FastifyInstance, options: Sign
     const documents = await db.transaction(async (tx) => {
       await recordOrderOutcome(tx, order.orderRef, { status: 'complete', completionData: check.completionData }, now);
       if (!(await markSignatorySigned(tx, signCase.signCaseId, expected, order.orderRef, now))) return [];
-      await addWithdrawalEvent(tx, signCase.requestId, 'signed', now, `bankid:${check.completionData.user.personalNumber}`, order.role);
-      return orderWithdrawalIfReady(tx, options.runDeps, signCase.requestId, now);
+      const signed = signedRequests[signCase.subject.kind];
+      return signed(tx, signCase.subject.id, { role: order.role, personalNumber: check.completionData.user.personalNumber }, now);
     });
     await handOverRunDocuments(options.runDeps, documents);
     return { ...base, status: 'complete', signedBy: check.completionData.user.personalNumber, message: personStatusOf(collected).message };
@@ -191,7 +191,7 @@ function signatoryToSign(signCase: SignCaseRecord, role: SignatoryRole, personal
   if (chosen.length === 0) throw new GatewayError('REQUEST_INVALID', `${personalNumber} is not a ${role} of the sign case: GET /SignCase/${signCase.signCaseId} lists them.`);
   if (chosen.length > 1) throw new GatewayError('REQUEST_INVALID', `The sign case has ${chosen.length} of role ${role}: give personalNumber, which of them signs.`);
   const signatory = chosen[0]!;
-  if (signCase.requestStatus === 'rejected') throw new GatewayError('SIGN_CASE_CLOSED', 'The withdrawal request was rejected; there is nothing to sign.');
+  if (signCase.closedReason) throw new GatewayError('SIGN_CASE_CLOSED', `${signCase.closedReason} There is nothing to sign.`);
   if (signatory.signedAt) throw new GatewayError('SIGN_CASE_CLOSED', `The ${role} signed at ${signatory.signedAt}.`);
   const companySigned = ofRole.filter((s) => s.signedAt !== null).length;
   if (role === 'company-signatory' && companySigned >= (signCase.companySignaturesRequired ?? 0)) {
@@ -227,7 +227,7 @@ function qrDataNow(order: Pick<SignOrderRecord, 'qrStartToken' | 'qrStartSecret'
 
 function caseView(signCase: SignCaseRecord) {
   return {
-    signCaseId: signCase.signCaseId, requestId: signCase.requestId, complete: isFullySigned(signCase.signatories, signCase.companySignaturesRequired),
+    signCaseId: signCase.signCaseId, requestId: signCase.subject.id, subjectKind: signCase.subject.kind, closed: signCase.closedReason, complete: isFullySigned(signCase.signatories, signCase.companySignaturesRequired),
     companySignaturesRequired: signCase.companySignaturesRequired,
     signatories: signCase.signatories.map((s) => ({ role: s.role, personalNumber: s.personalNumber, signed: s.signedAt !== null, signedAt: s.signedAt })),
   };

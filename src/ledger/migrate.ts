@@ -30,6 +30,7 @@ import * as deathBenefits from './migrations/0029-death-benefits.ts';
 import * as companySignatories from './migrations/0028-company-signatories.ts';
 import * as ledgerRowsByMessage from './migrations/0030-ledger-rows-by-message.ts';
 import * as customerAccessLookups from './migrations/0031-customer-access-lookups.ts';
+import * as signCasesForAnyRequest from './migrations/0032-sign-cases-for-any-request.ts';
 
 export interface Migration {
   readonly version: number;
@@ -70,6 +71,7 @@ export const MIGRATIONS: readonly Migration[] = [
   companySignatories,
   ledgerRowsByMessage,
   customerAccessLookups,
+  signCasesForAnyRequest,
 ];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */

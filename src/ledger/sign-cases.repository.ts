@@ -4,12 +4,24 @@ import type { CompletionData } from '../bankid/bankid-protocol.ts';
 import type { SignatoryRole } from '../core/withdrawal-request.rules.ts';
 
 /**
- * Sign cases (migrations 0027, 0028): the signatories of a withdrawal request by role
- * and personnummer (an organisation's company signatories share a role), and
- * every BankID order started for one of them with its last collected status. A
- * signatory counts as signed once an order completed by that very person (the
- * personnummer of the completion data) is recorded as theirs.
+ * Sign cases (migrations 0027, 0028, 0032): what a customer signs — a withdrawal request,
+ * and the other requests that take effect only once signed (the subject) — with its
+ * signatories by role and personnummer (an organisation's company signatories share a
+ * role), and every BankID order started for one of them with its last collected status.
+ * A signatory counts as signed once an order completed by that very person (the
+ * personnummer of the completion data) is recorded as theirs. A case is made in the
+ * transaction that makes its subject, and closed (nobody signs it any more) in the one
+ * that rejects or ends it.
  */
+
+/** What a sign case is for. */
+export type SignCaseSubjectKind = 'withdrawal';
+
+export interface SignCaseSubject {
+  readonly kind: SignCaseSubjectKind;
+  /** The request's own id (a withdrawal request's `WR-…`). */
+  readonly id: string;
+}
 export interface SignCaseSignatory {
   readonly role: SignatoryRole;
   readonly personalNumber: string;
@@ -18,11 +30,14 @@ export interface SignCaseSignatory {
 
 export interface SignCaseRecord {
   readonly signCaseId: string;
-  readonly requestId: string;
+  readonly subject: SignCaseSubject;
   readonly visibleText: string;
+  /** The customer whose request it is (the policyholder, or the employer of a plan). */
   readonly customerId: string;
-  readonly custodianId: string;
-  readonly requestStatus: string;
+  /** The custodian holding the insurance (or chosen in an application); its access is to this case. */
+  readonly custodianId: string | null;
+  /** Why nobody may sign any more (the request was rejected); null while it may be signed. */
+  readonly closedReason: string | null;
   /** How many company signatories must sign; null when the policyholder is a person. */
   readonly companySignaturesRequired: number | null;
   readonly signatories: readonly SignCaseSignatory[];
@@ -44,27 +59,65 @@ export interface SignOrderRecord {
   readonly signedBy: string | null;
 }
 
+export interface NewSignCase {
+  readonly signCaseId: string;
+  readonly subject: SignCaseSubject;
+  readonly customerId: string;
+  readonly custodianId: string | null;
+  /** The text every signatory reads in the BankID app and signs (simpleMarkdownV1). */
+  readonly visibleText: string;
+  readonly signatories: readonly { readonly role: SignatoryRole; readonly personalNumber: string }[];
+  /** How many company signatories must sign (an organisation); null otherwise. */
+  readonly companySignaturesRequired: number | null;
+  readonly createdAt: Date;
+}
+
+/** Makes a sign case with its signatories, in the transaction that makes its subject. */
+export async function insertSignCase(tx: Sql, signCase: NewSignCase): Promise<void> {
+  await tx.query(
+    `INSERT INTO sign_cases (sign_case_id, subject_kind, subject_id, request_id, customer_id, custodian_id, visible_text, created_at, company_signatures_required)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [signCase.signCaseId, signCase.subject.kind, signCase.subject.id, signCase.subject.kind === 'withdrawal' ? signCase.subject.id : null,
+      signCase.customerId, signCase.custodianId, signCase.visibleText, signCase.createdAt, signCase.companySignaturesRequired],
+  );
+  for (const signatory of signCase.signatories) {
+    await tx.query('INSERT INTO sign_case_signatories (sign_case_id, role, personal_number) VALUES ($1, $2, $3)',
+      [signCase.signCaseId, signatory.role, signatory.personalNumber]);
+  }
+}
+
+/** Closes the subject's sign case: nobody signs it any more, for the reason given (kept and told to who tries). */
+export async function closeSignCase(tx: Sql, subject: SignCaseSubject, reason: string, at: Date): Promise<void> {
+  await tx.query(
+    'UPDATE sign_cases SET closed_at = $3, closed_reason = $4 WHERE subject_kind = $1 AND subject_id = $2 AND closed_at IS NULL',
+    [subject.kind, subject.id, at, reason],
+  );
+}
+
+interface SignCaseRow extends Omit<SignCaseRecord, 'signatories' | 'subject'> {
+  subjectKind: SignCaseSubjectKind;
+  subjectId: string;
+}
+
 /**
  * A sign case with its signatories; undefined when there is none, or when `mayReach`
  * (the caller's access, asked in the same statement that finds the case) says no.
  */
 export async function findSignCase(sql: Sql, signCaseId: string, mayReach?: AccessGate): Promise<SignCaseRecord | undefined> {
-  const { rows } = await sql.query<Omit<SignCaseRecord, 'signatories'> & Partial<CustomerAccessRow>>(
-    `SELECT c.sign_case_id AS "signCaseId", c.request_id AS "requestId", c.visible_text AS "visibleText", r.customer_id AS "customerId",
-            a.custodian_id AS "custodianId", r.status AS "requestStatus",
-            c.company_signatures_required AS "companySignaturesRequired"${mayReach ? `, ${customerAccessColumns('r.customer_id')}` : ''}
-       FROM sign_cases c JOIN withdrawal_requests r ON r.request_id = c.request_id
-       JOIN insurances i ON i.insurance_number = r.insurance_number JOIN custody_accounts a ON a.account_number = i.custody_account
-      WHERE c.sign_case_id = $1`, [signCaseId],
+  const { rows } = await sql.query<SignCaseRow & Partial<CustomerAccessRow>>(
+    `SELECT c.sign_case_id AS "signCaseId", c.subject_kind AS "subjectKind", c.subject_id AS "subjectId", c.visible_text AS "visibleText",
+            c.customer_id AS "customerId", c.custodian_id AS "custodianId", c.closed_reason AS "closedReason",
+            c.company_signatures_required AS "companySignaturesRequired"${mayReach ? `, ${customerAccessColumns('c.customer_id')}` : ''}
+       FROM sign_cases c WHERE c.sign_case_id = $1`, [signCaseId],
   );
   const row = rows[0];
-  if (!row || (mayReach && !mayReach(accessFactsOf(row as CustomerAccessRow), row.custodianId))) return undefined;
-  const found = withoutAccessColumns(row);
+  if (!row || (mayReach && !mayReach(accessFactsOf(row as CustomerAccessRow), row.custodianId ?? undefined))) return undefined;
+  const { subjectKind, subjectId, ...found } = withoutAccessColumns(row);
   const signatories = await sql.query<{ role: SignatoryRole; personalNumber: string; signedAt: Date | string | null }>(
     `SELECT role, personal_number AS "personalNumber", signed_at AS "signedAt" FROM sign_case_signatories
       WHERE sign_case_id = $1 ORDER BY CASE role WHEN 'policyholder' THEN 0 WHEN 'company-signatory' THEN 1 ELSE 2 END, personal_number`, [signCaseId],
   );
-  return { ...found, signatories: signatories.rows.map((s) => ({ ...s, signedAt: s.signedAt instanceof Date ? s.signedAt.toISOString() : s.signedAt })) };
+  return { ...found, subject: { kind: subjectKind, id: subjectId }, signatories: signatories.rows.map((s) => ({ ...s, signedAt: s.signedAt instanceof Date ? s.signedAt.toISOString() : s.signedAt })) };
 }
 
 const ORDER = `order_ref AS "orderRef", role, personal_number AS "personalNumber", started_at AS "startedAt", auto_start_token AS "autoStartToken", qr_start_token AS "qrStartToken",

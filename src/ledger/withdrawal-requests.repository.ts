@@ -3,7 +3,7 @@ import { accessFactsOf, customerAccessColumns, withoutAccessColumns, type Access
 import type { BankAccount } from '../core/bank-account.ts';
 import type { IsoDate } from '../core/calendar-date.ts';
 import { isFullySigned } from '../core/company-signatories.rules.ts';
-import type { Signatory, SignatoryRole, StoredWithdrawalStatus, WithdrawalStatus } from '../core/withdrawal-request.rules.ts';
+import type { SignatoryRole, StoredWithdrawalStatus, WithdrawalStatus } from '../core/withdrawal-request.rules.ts';
 
 /**
  * Withdrawal requests (migration 0027): made with their sign case in one transaction,
@@ -13,7 +13,6 @@ import type { Signatory, SignatoryRole, StoredWithdrawalStatus, WithdrawalStatus
  */
 export interface NewWithdrawalRequest {
   readonly requestId: string;
-  readonly signCaseId: string;
   readonly insuranceNumber: string;
   readonly customerId: string;
   readonly amount: string;
@@ -22,10 +21,6 @@ export interface NewWithdrawalRequest {
   readonly requestedBy: string;
   /** Kept as the `requested` event's reason: how a request registered by staff came (channel and reference). */
   readonly note?: string;
-  readonly visibleText: string;
-  readonly signatories: readonly Signatory[];
-  /** How many company signatories must sign (an organisation policyholder); null otherwise. */
-  readonly companySignaturesRequired?: number | null;
 }
 
 export interface WithdrawalEvent {
@@ -59,12 +54,6 @@ export async function insertWithdrawalRequest(tx: Sql, request: NewWithdrawalReq
     [request.requestId, request.insuranceNumber, request.customerId, request.amount, request.account.digits, request.account.bankName, request.requestedAt, request.requestedBy],
   );
   await addWithdrawalEvent(tx, request.requestId, 'requested', request.requestedAt, request.requestedBy, request.note ?? null);
-  await tx.query('INSERT INTO sign_cases (sign_case_id, request_id, visible_text, created_at, company_signatures_required) VALUES ($1, $2, $3, $4, $5)',
-    [request.signCaseId, request.requestId, request.visibleText, request.requestedAt, request.companySignaturesRequired ?? null]);
-  for (const signatory of request.signatories) {
-    await tx.query('INSERT INTO sign_case_signatories (sign_case_id, role, personal_number) VALUES ($1, $2, $3)',
-      [request.signCaseId, signatory.role, signatory.personalNumber]);
-  }
 }
 
 export async function addWithdrawalEvent(tx: Sql, requestId: string, event: WithdrawalEvent['event'], at: Date, by: string, reason: string | null): Promise<void> {

@@ -2,6 +2,7 @@ import { stockholmDate } from '../core/calendar-date.ts';
 import { statusBeforeOrder, withdrawalOrderDays } from '../core/withdrawal-request.rules.ts';
 import type { Database, Sql } from '../ledger/database.ts';
 import { lockRun, undeliveredRunDocuments } from '../ledger/debit-runs.repository.ts';
+import { closeSignCase } from '../ledger/sign-cases.repository.ts';
 import {
   addWithdrawalEvent, lockWithdrawalRequest, markOrdered, recordDecision, setWithdrawalStatus, withdrawalOrderFacts, type WithdrawalSummary,
 } from '../ledger/withdrawal-requests.repository.ts';
@@ -76,9 +77,11 @@ export async function decideWithdrawal(
     const request = await lockWithdrawalRequest(tx, requestId);
     if (!request || request.decision !== null) return undefined;
     await recordDecision(tx, requestId, decision, by, reason, now);
-    const documents = decision === 'rejected'
-      ? (await setWithdrawalStatus(tx, requestId, 'rejected'), [])
-      : await orderWithdrawalIfReady(tx, deps, requestId, now);
+    if (decision === 'rejected') {
+      await setWithdrawalStatus(tx, requestId, 'rejected');
+      await closeSignCase(tx, { kind: 'withdrawal', id: requestId }, 'The withdrawal request was rejected.', now);
+    }
+    const documents = decision === 'rejected' ? [] : await orderWithdrawalIfReady(tx, deps, requestId, now);
     const status = statusBeforeOrder(decision, request.fullySigned);
     return { status, documents };
   });

@@ -11,6 +11,7 @@ import type { Database, Sql } from '../ledger/database.ts';
 import type { AccessGate } from '../ledger/powers-of-attorney.repository.ts';
 import { isValidatedAccount } from '../ledger/withdrawal-accounts.repository.ts';
 import { withdrawalFactsOf } from '../ledger/withdrawal-information.repository.ts';
+import { insertSignCase } from '../ledger/sign-cases.repository.ts';
 import { insertWithdrawalRequest, lockInsuranceForRequest } from '../ledger/withdrawal-requests.repository.ts';
 
 /**
@@ -66,9 +67,13 @@ export async function makeWithdrawalRequest(db: Database, input: NewRequestInput
     const stamp = ulid(now.getTime());
     const requestId = `WR-${stamp}`;
     await insertWithdrawalRequest(tx, {
-      requestId, signCaseId: `SC-${stamp}`, insuranceNumber: insurance.insuranceNumber, customerId: insurance.policyholder, amount: input.amount,
-      account, requestedAt: now, requestedBy: input.requestedBy, signatories: signing.signatories, companySignaturesRequired: signing.required, ...(input.note ? { note: input.note } : {}),
+      requestId, insuranceNumber: insurance.insuranceNumber, customerId: insurance.policyholder, amount: input.amount,
+      account, requestedAt: now, requestedBy: input.requestedBy, ...(input.note ? { note: input.note } : {}),
+    });
+    await insertSignCase(tx, {
+      signCaseId: `SC-${stamp}`, subject: { kind: 'withdrawal', id: requestId }, customerId: insurance.policyholder, custodianId: insurance.custodianId,
       visibleText: withdrawalSignText({ insuranceNumber: insurance.insuranceNumber, amount: input.amount, account }),
+      signatories: signing.signatories, companySignaturesRequired: signing.required, createdAt: now,
     });
     return { made: true, requestId };
   });

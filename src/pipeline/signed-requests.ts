@@ -1,0 +1,30 @@
+import type { SignatoryRole } from '../core/withdrawal-request.rules.ts';
+import type { Sql } from '../ledger/database.ts';
+import type { SignCaseSubjectKind } from '../ledger/sign-cases.repository.ts';
+import { addWithdrawalEvent } from '../ledger/withdrawal-requests.repository.ts';
+import type { RunDeps } from './debit-run.ts';
+import { orderWithdrawalIfReady } from './withdrawal-order.ts';
+
+/**
+ * What a counted signature does to the request its sign case is for, by the kind of
+ * request: it is written to the request's history and, when it was the last one needed,
+ * the request takes effect — all in the transaction that records the signature, so a
+ * signature and its effect are one. Each handler answers the ids of the outgoing
+ * documents it stored, to hand to delivery after the commit.
+ */
+export interface CountedSignature {
+  readonly role: SignatoryRole;
+  readonly personalNumber: string;
+}
+
+export type SignedRequestHandler = (tx: Sql, requestId: string, signature: CountedSignature, now: Date) => Promise<string[]>;
+
+export function signedRequestHandlers(deps: RunDeps): Readonly<Record<SignCaseSubjectKind, SignedRequestHandler>> {
+  return {
+    /** A withdrawal goes to the custodian once signed by all and approved by the insurer. */
+    withdrawal: async (tx, requestId, signature, now) => {
+      await addWithdrawalEvent(tx, requestId, 'signed', now, `bankid:${signature.personalNumber}`, signature.role);
+      return orderWithdrawalIfReady(tx, deps, requestId, now);
+    },
+  };
+}
