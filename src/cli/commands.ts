@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { copyFile, readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Logger } from 'pino';
@@ -75,7 +76,10 @@ export async function runStart(options: GlobalOptions, roles: readonly Role[]): 
 export async function runMigrate(options: GlobalOptions): Promise<void> {
   // The database alone: opening a gateway would migrate first and leave nothing to report.
   const settings = config(options);
-  const db = await (await compositionRoot()).openDatabase(settings, resolve(settings.dataDir));
+  const dataDir = resolve(settings.dataDir);
+  // As a gateway does before opening it: the embedded database's lock file is kept beside its folder, in the data folder.
+  mkdirSync(dataDir, { recursive: true });
+  const db = await (await compositionRoot()).openDatabase(settings, dataDir);
   try {
     const applied = await migrate(db);
     if (settings.demo) await seedDemoData(db);
