@@ -22,6 +22,9 @@ import type { Sql } from '../src/ledger/database.ts';
 import { SchemaRegistry } from '../src/messages/schema-registry.ts';
 import { makeRun, runDebitRun, runDepsFrom, type RunDeps } from '../src/pipeline/debit-run.ts';
 import { runPayoutRun, schedulePayout } from '../src/pipeline/payout-run.ts';
+
+/** The insured's registered payout account, as staff register a payout. */
+const PAYOUT_REGISTRATION = { withdrawalAccount: '50001234560', registeredBy: 'staff:test' };
 import { listPayoutNotices, mailPayoutNotices, payoutNoticeJob } from '../src/pipeline/payout-notices.job.ts';
 import { runDuePeriods } from '../src/pipeline/calendar.scheduler.ts';
 import { createDemoLedgerTemplate, createTestDatabase, deleteQueues, startTestGateway, testSettings, waitFor, type TestDatabase, type TestGateway } from './support/harness.ts';
@@ -280,7 +283,7 @@ test('an insurance in payout: a sell order by the 10th and a payout by the 22nd 
       INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id) VALUES
         ('DEPA-100002', '2026-04-30', 0, 40000.00, 40000.00, 1, 'test'), ('DEPA-100002', '2026-05-29', 0, 30300.00, 30300.00, 1, 'test'),
         ('DEPA-100002', '2026-06-30', 0, 20000.00, 20000.00, 1, 'test'), ('DEPA-100002', '2026-07-31', 0, 10050.55, 10050.55, 1, 'test')`);
-    await db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-100002', startMonth: '2026-05', terms: { months: 4 } }, new Date('2026-04-15T08:00:00Z')));
+    await db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-100002', startMonth: '2026-05', terms: { months: 4 }, registration: PAYOUT_REGISTRATION }, new Date('2026-04-15T08:00:00Z')));
 
     const months = ['2026-05', '2026-06', '2026-07', '2026-08', '2026-09'];
     for (const month of months) {
@@ -330,7 +333,7 @@ test('insurances that end: paid out in June is charged to its last payout day an
     const deps = runDeps(gateway);
 
     // The P insurance is paid out in one installment in June 2024: the payout run ends it on the pay-by day.
-    await db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-100007', startMonth: '2024-06', terms: { months: 1 } }, new Date('2024-05-15T08:00:00Z')));
+    await db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-100007', startMonth: '2024-06', terms: { months: 1 }, registration: PAYOUT_REGISTRATION }, new Date('2024-05-15T08:00:00Z')));
     await makeRun(db, deps, (tx) => runPayoutRun(tx, deps, '2024-06', new Date('2024-06-01T05:00:00Z')));
     // 22 June 2024 is a Saturday and Friday the 21st Midsummer Eve: paid by Thursday the 20th.
     assert.equal(linesOf(await outboxFile(gateway, 'payout-2024-06.DebitAccounts.xml'))['DEPA-100007']?.PayBy, '2024-06-20');
@@ -407,7 +410,7 @@ test('an insurance ended during its payout gets no more orders; staff end insura
     const deps = runDeps(gateway);
     await db.exec(`INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
       VALUES ('DEPA-100002', '2026-04-30', 0, 40000.00, 40000.00, 1, 'test')`);
-    await db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-100002', startMonth: '2026-05', terms: { months: 4 } }, new Date('2026-04-15T08:00:00Z')));
+    await db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-100002', startMonth: '2026-05', terms: { months: 4 }, registration: PAYOUT_REGISTRATION }, new Date('2026-04-15T08:00:00Z')));
     await makeRun(db, deps, (tx) => runPayoutRun(tx, deps, '2026-05', new Date('2026-05-01T05:00:00Z')));
 
     // The insured dies after the first installment: staff record it through the running gateway.
@@ -451,7 +454,7 @@ test('an insurance ended during its payout gets no more orders; staff end insura
     ]);
     // An insurance that has ended cannot be put in payout.
     await assert.rejects(
-      db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-100003', startMonth: '2026-11', terms: { months: 2 } }, new Date('2026-10-15T08:00:00Z'))),
+      db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-100003', startMonth: '2026-11', terms: { months: 2 }, registration: PAYOUT_REGISTRATION }, new Date('2026-10-15T08:00:00Z'))),
       /INS-100003 is not an insurance in force, or is already in payout/,
     );
   } finally {
@@ -470,7 +473,7 @@ test('runs missed while the gateway was down are made at start', async () => {
   await insertYear(setup.deps.db);
   await setup.deps.db.exec(`INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
     VALUES ('DEPA-100002', '2024-10-31', 0, 12000.00, 12000.00, 1, 'test')`);
-  await schedulePayout(setup.deps.db, { insuranceNumber: 'INS-100002', startMonth: '2024-11', terms: { months: 12 } }, new Date('2024-10-01T08:00:00Z'));
+  await schedulePayout(setup.deps.db, { insuranceNumber: 'INS-100002', startMonth: '2024-11', terms: { months: 12 }, registration: PAYOUT_REGISTRATION }, new Date('2024-10-01T08:00:00Z'));
   await setup.destroy();
 
   const gateway = await startTestGateway({ roles: ['worker'], database, keepDatabase: true, clock: () => new Date('2024-11-04T08:00:00Z') });
@@ -519,7 +522,7 @@ test('payout can begin: customer service is mailed once per notice; without mail
     const { db } = gateway.deps;
     await db.exec(`INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
       VALUES ('DEPA-100002', '2026-04-30', 0, 40000.00, 40000.00, 1, 'test')`);
-    await db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-100002', startMonth: '2026-05', terms: { months: 4 } }, new Date('2026-04-15T08:00:00Z')));
+    await db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-100002', startMonth: '2026-05', terms: { months: 4 }, registration: PAYOUT_REGISTRATION }, new Date('2026-04-15T08:00:00Z')));
     await makeRun(db, runDeps(gateway), (tx) => runPayoutRun(tx, runDeps(gateway), '2026-05', new Date('2026-05-01T05:00:00Z')));
 
     // No mail settings: recorded, not mailed, and still waiting.

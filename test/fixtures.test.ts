@@ -118,6 +118,12 @@ describe('fixtures', () => {
       assert.ok(names.length > 0, `${type} has no valid fixture`);
       for (const name of names) assert.deepEqual(schemas.validate(await readFile(join(folder, name), 'utf8'), type), [], name);
     });
+    test(`${type} (outgoing): every invalid example breaks its schema`, async () => {
+      const folder = join(FIXTURES, type, 'invalid');
+      const names = readdirSync(folder).filter((name) => name.endsWith('.xml'));
+      assert.ok(names.length > 0, `${type} has no invalid fixture`);
+      for (const name of names) assert.notDeepEqual(schemas.validate(await readFile(join(folder, name), 'utf8'), type), [], name);
+    });
   }
 
   // Each fixture has its own database and gateway, so they run side by side (jest's

@@ -81,17 +81,24 @@ test('the file reaches the outbox only after the run has committed, by the deliv
     const job = debitRun(gateway);
     let inside: { files: string[]; committedRows: number } | undefined;
     // The calendar's run, looked at just before its transaction commits (after a pause
-    // long enough for any delivery to have happened): no file, and nothing visible yet.
+    // long enough for any delivery to have happened): no file, and nothing visible yet to
+    // another connection (a database handle of its own: inside the transaction the
+    // gateway's own outer handle is refused).
+    const onlooker = openPostgresDatabase({ url: gateway.database!.url, max: 1 });
     const observed: CalendarJob = {
       ...job,
       async run(run) {
         await job.run(run);
         await new Promise((resolve) => setTimeout(resolve, 500));
-        const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM outgoing_documents');
+        const { rows } = await onlooker.query<{ n: number }>('SELECT count(*)::int AS n FROM outgoing_documents');
         inside = { files: await xmlFiles(outbox), committedRows: rows[0]!.n };
       },
     };
-    assert.deepEqual(await runDuePeriods(db, observed, RUN_AT, gateway.log), ['2024-Q3']);
+    try {
+      assert.deepEqual(await runDuePeriods(db, observed, RUN_AT, gateway.log), ['2024-Q3']);
+    } finally {
+      await onlooker.close();
+    }
     expect(inside).toStrictEqual({ files: [], committedRows: 0 });
 
     await waitFor(async () => (await xmlFiles(outbox)).length > 0, 'the file');

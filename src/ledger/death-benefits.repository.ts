@@ -84,25 +84,29 @@ export interface DueDeathBenefit {
   readonly custodianId: string;
   readonly custodyValue: string;
   readonly valueAsOf: IsoDate;
+  /** The beneficiary's bank account the custodian pays to (digits only). */
+  readonly beneficiaryAccount: string;
 }
 
 /**
  * The death benefits not ordered yet at custodians not in `excluded`, recorded on or
  * before `sellBy` (a run whose sell-by day has passed orders none), valued as recorded
  * or else at the account's latest value on or before `asOf`. One whose account holds
- * nothing, or has no value yet, is left out: there is nothing to sell.
+ * nothing, or has no value yet, is left out: there is nothing to sell; so is one whose
+ * beneficiary's account is not recorded yet: there is nowhere to pay.
  */
 export async function dueDeathBenefits(sql: Sql, asOf: IsoDate, sellBy: IsoDate, excluded: readonly string[]): Promise<DueDeathBenefit[]> {
   const { rows } = await sql.query<DueDeathBenefit>(
     `SELECT * FROM (
        SELECT d.insurance_number AS "insuranceNumber", i.custody_account AS "accountNumber", a.custodian_id AS "custodianId",
-              coalesce(d.custody_value, v.total_value)::text AS "custodyValue", coalesce(d.value_as_of, v.as_of)::text AS "valueAsOf"
+              coalesce(d.custody_value, v.total_value)::text AS "custodyValue", coalesce(d.value_as_of, v.as_of)::text AS "valueAsOf",
+              d.beneficiary_account AS "beneficiaryAccount"
          FROM death_benefits d
          JOIN insurances i ON i.insurance_number = d.insurance_number
          JOIN custody_accounts a ON a.account_number = i.custody_account
          LEFT JOIN LATERAL (SELECT total_value, as_of FROM custody_valuations WHERE account_number = i.custody_account AND as_of <= $1
                              ORDER BY as_of DESC LIMIT 1) v ON true
-        WHERE d.run_key IS NULL AND (d.recorded_at AT TIME ZONE 'Europe/Stockholm')::date <= $2 AND NOT (a.custodian_id = ANY($3::text[]))
+        WHERE d.run_key IS NULL AND d.beneficiary_account IS NOT NULL AND (d.recorded_at AT TIME ZONE 'Europe/Stockholm')::date <= $2 AND NOT (a.custodian_id = ANY($3::text[]))
      ) due
      WHERE "custodyValue"::numeric > 0
      ORDER BY "custodianId", "accountNumber"`,

@@ -31,6 +31,7 @@ import * as companySignatories from './migrations/0028-company-signatories.ts';
 import * as ledgerRowsByMessage from './migrations/0030-ledger-rows-by-message.ts';
 import * as customerAccessLookups from './migrations/0031-customer-access-lookups.ts';
 import * as signCasesForAnyRequest from './migrations/0032-sign-cases-for-any-request.ts';
+import * as deathBenefitBeneficiaries from './migrations/0033-death-benefit-beneficiaries.ts';
 
 export interface Migration {
   readonly version: number;
@@ -72,6 +73,7 @@ export const MIGRATIONS: readonly Migration[] = [
   ledgerRowsByMessage,
   customerAccessLookups,
   signCasesForAnyRequest,
+  deathBenefitBeneficiaries,
 ];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */

@@ -138,10 +138,21 @@ export async function setWithdrawalStatus(tx: Sql, requestId: string, status: Ex
   await tx.query('UPDATE withdrawal_requests SET status = $2 WHERE request_id = $1', [requestId, status]);
 }
 
-/** What the sell order needs: the insurance's custody account and custodian, the amount. */
-export async function withdrawalOrderFacts(tx: Sql, requestId: string): Promise<{ insuranceNumber: string; accountNumber: string; custodianId: string; amount: string } | undefined> {
-  const { rows } = await tx.query<{ insuranceNumber: string; accountNumber: string; custodianId: string; amount: string }>(
-    `SELECT r.insurance_number AS "insuranceNumber", i.custody_account AS "accountNumber", a.custodian_id AS "custodianId", r.amount::text AS amount
+export interface WithdrawalOrderFacts {
+  readonly insuranceNumber: string;
+  /** The custody account sold from. */
+  readonly accountNumber: string;
+  readonly custodianId: string;
+  readonly amount: string;
+  /** The validated bank account of the request, paid to. */
+  readonly toAccount: string;
+}
+
+/** What the sell order and payout need: the insurance's custody account and custodian, the amount, the account paid to. */
+export async function withdrawalOrderFacts(tx: Sql, requestId: string): Promise<WithdrawalOrderFacts | undefined> {
+  const { rows } = await tx.query<WithdrawalOrderFacts>(
+    `SELECT r.insurance_number AS "insuranceNumber", i.custody_account AS "accountNumber", a.custodian_id AS "custodianId", r.amount::text AS amount,
+            r.account_digits AS "toAccount"
        FROM withdrawal_requests r JOIN insurances i ON i.insurance_number = r.insurance_number JOIN custody_accounts a ON a.account_number = i.custody_account
       WHERE r.request_id = $1`, [requestId],
   );

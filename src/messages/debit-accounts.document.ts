@@ -21,7 +21,11 @@ export interface DebitAccountsAccount {
   readonly insuranceNumber: string;
   readonly debits: readonly DebitLine[];
   readonly sellOrders: readonly { readonly reason: 'Debit' | 'Payout'; readonly amount: string; readonly sellBy: IsoDate }[];
-  readonly payout?: { readonly amount: string; readonly payBy: IsoDate; readonly installment: number; readonly final: boolean };
+  readonly payout?: {
+    readonly amount: string; readonly payBy: IsoDate; readonly installment: number; readonly final: boolean;
+    /** The bank account the custodian pays to: clearing number and account number, digits only. */
+    readonly toAccount: string;
+  };
 }
 
 export interface DebitAccountsInput {
@@ -59,9 +63,9 @@ export function debitAccountsXml(input: DebitAccountsInput): string {
       out.push('    <SellOrder>\n', element('Reason', order.reason, '      '), element('Amount', order.amount, '      '), element('SellBy', order.sellBy, '      '), '    </SellOrder>\n');
     }
     if (account.payout) {
-      const { amount, payBy, installment, final } = account.payout;
+      const { amount, payBy, installment, final, toAccount } = account.payout;
       out.push('    <Payout>\n', element('Amount', amount, '      '), element('PayBy', payBy, '      '), element('Installment', installment, '      '));
-      out.push(element('Final', String(final), '      '), '    </Payout>\n');
+      out.push(element('Final', String(final), '      '), element('ToAccount', toAccount, '      '), '    </Payout>\n');
     }
     out.push('  </Account>\n');
   }

@@ -27,7 +27,7 @@ export function deathBenefitOrders(benefits: readonly DueDeathBenefit[], month: 
     accounts: benefits.map((benefit) => ({
       accountNumber: benefit.accountNumber, insuranceNumber: benefit.insuranceNumber, debits: [],
       sellOrders: [{ reason: 'Payout', amount: benefit.custodyValue, sellBy }],
-      payout: { amount: benefit.custodyValue, payBy, installment: 1, final: true },
+      payout: { amount: benefit.custodyValue, payBy, installment: 1, final: true, toAccount: benefit.beneficiaryAccount },
     })),
     lines: benefits.map((benefit) => ({
       accountNumber: benefit.accountNumber, insuranceNumber: benefit.insuranceNumber, charge: 'SellOrder', basis: 'DeathBenefit',

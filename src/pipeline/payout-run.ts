@@ -47,9 +47,9 @@ export interface PayoutRegistration {
   readonly registeredBy: string;
 }
 
-/** Puts an insurance in payout from a month, over a number of months or at a monthly amount. */
+/** Puts an insurance in payout from a month, over a number of months or at a monthly amount, paid to the registered account. */
 export async function schedulePayout(
-  sql: Sql, input: { insuranceNumber: string; startMonth: YearMonth; terms: PayoutTerms; registration?: PayoutRegistration }, now: Date,
+  sql: Sql, input: { insuranceNumber: string; startMonth: YearMonth; terms: PayoutTerms; registration: PayoutRegistration }, now: Date,
 ): Promise<void> {
   requireYearMonth(input.startMonth);
   const months = 'months' in input.terms ? input.terms.months : null;
@@ -60,7 +60,7 @@ export async function schedulePayout(
      SELECT insurance_number, $2, $3, $4::numeric, $5, $6, $7 FROM insurances WHERE insurance_number = $1 AND end_date IS NULL
      ON CONFLICT (insurance_number) DO NOTHING RETURNING insurance_number`,
     [input.insuranceNumber, input.startMonth, months, monthly, now,
-      registration?.withdrawalAccount ?? null, registration?.registeredBy ?? null],
+      registration.withdrawalAccount, registration.registeredBy],
   );
   if (rows.length === 0) {
     throw new GatewayError('REQUEST_INVALID', `${input.insuranceNumber} is not an insurance in force, or is already in payout.`, { details: { insuranceNumber: input.insuranceNumber } });
@@ -77,12 +77,14 @@ interface DuePayout {
   /** The pay-by day of its latest order, when it has one. */
   readonly lastPayBy: string | null;
   readonly value: string | null;
+  /** The account paid to; none on a payout put in place before accounts were recorded with it (held back). */
+  readonly toAccount: string | null;
 }
 
 async function duePayouts(sql: Sql, month: YearMonth, asOf: string, excluded: readonly string[]): Promise<DuePayout[]> {
   const { rows } = await sql.query<DuePayout>(
     `SELECT p.insurance_number AS "insuranceNumber", i.custody_account AS "accountNumber", a.custodian_id AS "custodianId",
-            p.months, p.monthly_amount::text AS "monthlyAmount",
+            p.months, p.monthly_amount::text AS "monthlyAmount", p.withdrawal_account AS "toAccount",
             (SELECT count(*)::int FROM payout_orders o WHERE o.insurance_number = p.insurance_number) AS made,
             (SELECT max(o.pay_by)::text FROM payout_orders o WHERE o.insurance_number = p.insurance_number) AS "lastPayBy",
             (SELECT v.total_value::text FROM custody_valuations v WHERE v.account_number = i.custody_account AND v.as_of <= $2
@@ -115,8 +117,13 @@ export async function runPayoutRun(sql: Sql, deps: RunDeps, month: YearMonth, no
       deps.log.warn({ runKey, custodianId }, 'payout run: payouts at a custodian that is not a configured counterparty; not paid');
       continue;
     }
-    const installments: { payout: DuePayout; installment: Installment | undefined }[] = due
-      .filter((payout) => payout.custodianId === custodianId)
+    const atCustodian = due.filter((payout) => payout.custodianId === custodianId);
+    // Money goes only to an account registered in advance: a payout without one is held back, every run, until it has one.
+    const held = atCustodian.filter((payout) => payout.toAccount === null)
+      .map((payout) => ({ accountNumber: payout.accountNumber, insuranceNumber: payout.insuranceNumber, reason: 'no payout account registered for the insured' }));
+    if (held.length > 0) deps.log.warn({ runKey, custodianId, held }, 'payout run: payouts held back');
+    const installments: { payout: DuePayout & { toAccount: string }; installment: Installment | undefined }[] = atCustodian
+      .flatMap((payout) => (payout.toAccount === null ? [] : [{ ...payout, toAccount: payout.toAccount }]))
       .map((payout) => ({
         payout,
         installment: nextInstallment({
@@ -128,7 +135,7 @@ export async function runPayoutRun(sql: Sql, deps: RunDeps, month: YearMonth, no
     const accounts: DebitAccountsAccount[] = paying.map(({ payout, installment }) => ({
       accountNumber: payout.accountNumber, insuranceNumber: payout.insuranceNumber, debits: [],
       sellOrders: [{ reason: 'Payout', amount: installment.amount, sellBy: installment.sellBy }],
-      payout: { amount: installment.amount, payBy: installment.payBy, installment: installment.installment, final: installment.final },
+      payout: { amount: installment.amount, payBy: installment.payBy, installment: installment.installment, final: installment.final, toAccount: payout.toAccount },
     }));
     const lines: StoredLine[] = paying.map(({ payout, installment }) => ({
       accountNumber: payout.accountNumber, insuranceNumber: payout.insuranceNumber, charge: 'SellOrder', basis: 'Payout',
@@ -138,7 +145,7 @@ export async function runPayoutRun(sql: Sql, deps: RunDeps, month: YearMonth, no
     const deathOrders = deathBenefitOrders(custodianDeaths, month);
     const summary = await storeCustodianRun(sql, deps, {
       runKey, custodianId, custodianOrganisationNumber: custodian.organisationNumber, runDate, now, run: { kind: 'payout', month },
-      accounts: [...accounts, ...deathOrders.accounts], lines: [...lines, ...deathOrders.lines], held: [], dryRun: options.dryRun === true,
+      accounts: [...accounts, ...deathOrders.accounts], lines: [...lines, ...deathOrders.lines], held, dryRun: options.dryRun === true,
       fileName: `payout-${month}.${DEBIT_ACCOUNTS}.xml`,
     });
     if (!options.dryRun) {

@@ -55,7 +55,7 @@ export async function orderWithdrawalIfReady(tx: Sql, deps: RunDeps, requestId: 
     accounts: [{
       accountNumber: facts.accountNumber, insuranceNumber: facts.insuranceNumber, debits: [],
       sellOrders: [{ reason: 'Payout', amount: facts.amount, sellBy }],
-      payout: { amount: facts.amount, payBy, installment: 1, final: false },
+      payout: { amount: facts.amount, payBy, installment: 1, final: false, toAccount: facts.toAccount },
     }],
     lines: [{ accountNumber: facts.accountNumber, insuranceNumber: facts.insuranceNumber, charge: 'SellOrder', basis: 'Withdrawal', amount: facts.amount, periodFrom: sellBy, periodTo: sellBy }],
     held: [], dryRun: false, fileName: `${runKey}.${DEBIT_ACCOUNTS}.xml`,
