@@ -5,8 +5,8 @@ import { decideAccess } from '../core/access.policy.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
 import type { ApplicationProblem } from '../core/insurance-application.rules.ts';
 import { checkPlanApplication, planPremiums, planReviewReasons, REVIEW_REASON_WITHHELD, reviewReasonsShown, type PlanApplicationInput } from '../core/plan-application.rules.ts';
-import type { Database } from '../ledger/database.ts';
-import { findApplication, findEmployerAgreements, insertApplication, loadPlanApplicationFacts, type PlanApplicationRecord } from '../ledger/applications.repository.ts';
+import type { Database, Sql } from '../ledger/database.ts';
+import { findApplication, findEmployerAgreements, insertApplication, loadPlanApplicationFacts, lockEmployerAgreements, type PlanApplicationRecord } from '../ledger/applications.repository.ts';
 import { renderPlanApplicationReceipt } from '../documents/plan-application-receipt.ts';
 import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
@@ -45,10 +45,10 @@ export async function registerPlanApplicationRoutes(app: FastifyInstance, option
   const custodianIds = config.counterparties.filter((counterparty) => counterparty.role === 'custodian').map((counterparty) => counterparty.id);
 
   /**
-   * The caller must be an advisor firm; the problems of the body (business rules), why a
-   * person would review it (all reasons, for staff), and which of them the firm is told:
-   * what the insurer knows of the employer only when the firm holds a power of attorney
-   * on the employer.
+   * The caller must be an advisor firm; the problems of the body (business rules), and
+   * which reasons for a review the firm is told: what the insurer knows of the employer
+   * only when the firm holds a power of attorney on the employer. A submitted plan's
+   * review is decided again inside its transaction (firstStatuses).
    */
   async function check(request: FastifyRequest, now: Date) {
     const today = stockholmDate(now);
@@ -63,9 +63,22 @@ export async function registerPlanApplicationRoutes(app: FastifyInstance, option
       customerAccessFacts(db, input.employer.organisationNumber),
     ]);
     const problems = checkPlanApplication(input, facts, today);
-    const reviewReasons = problems.length > 0 ? [] : planReviewReasons(input, config.api.review, agreements);
-    const shown = reviewReasonsShown(reviewReasons, accessGate(caller, now, 'read')(employerAccess));
-    return { caller, input, problems, reviewReasons: reviewReasons.map((reason) => reason.text), shown };
+    const firmMaySeeEmployer = accessGate(caller, now, 'read')(employerAccess);
+    const shown = problems.length > 0 ? [] : reviewReasonsShown(planReviewReasons(input, config.api.review, agreements), firmMaySeeEmployer);
+    return { caller, input, problems, shown, firmMaySeeEmployer };
+  }
+
+  /** The first statuses of a plan: approved, or under review for the rules' reasons — decided on the employer's agreements as they are under its lock. */
+  function firstStatuses(input: PlanApplicationInput, firmMaySeeEmployer: boolean) {
+    return async (tx: Sql) => {
+      const reasons = planReviewReasons(input, config.api.review, await lockEmployerAgreements(tx, input.employer.organisationNumber));
+      if (reasons.length === 0) return [RECEIVED(input), { status: 'approved' as const, by: 'gateway', reason: 'no rule asks for a review' }];
+      const shown = reviewReasonsShown(reasons, firmMaySeeEmployer);
+      return [RECEIVED(input), {
+        status: 'under-review' as const, by: 'gateway', reason: reasons.map((reason) => reason.text).join('; '),
+        callerReason: shown.length > 0 ? shown.join('; ') : REVIEW_REASON_WITHHELD,
+      }];
+    };
   }
 
   app.post('/PlanApplication/validation', {
@@ -91,18 +104,13 @@ export async function registerPlanApplicationRoutes(app: FastifyInstance, option
   }, async (request, reply) => {
     const now = clock();
     const today = stockholmDate(now);
-    const { caller, input, problems, reviewReasons, shown } = await check(request, now);
+    const { caller, input, problems, firmMaySeeEmployer } = await check(request, now);
     if (problems.length > 0) return unprocessable(reply, problems);
     const applicationId = `PA-${ulid(now.getTime())}`;
     await insertApplication(db, {
       applicationId, kind: 'plan', firmOrganisationNumber: caller.organisationNumber, advisorCode: input.advisorCode,
       customerId: input.employer.organisationNumber, productId: input.productId, body: input, submittedAt: now,
-    }, [
-      { status: 'received', by: `advisor:${input.advisorCode}`, reason: null },
-      reviewReasons.length > 0
-        ? { status: 'under-review', by: 'gateway', reason: reviewReasons.join('; '), callerReason: shown.length > 0 ? shown.join('; ') : REVIEW_REASON_WITHHELD }
-        : { status: 'approved', by: 'gateway', reason: 'no rule asks for a review' },
-    ], today);
+    }, firstStatuses(input, firmMaySeeEmployer), today);
     const saved = (await findApplication(db, applicationId, 'caller')) as PlanApplicationRecord;
     return reply.code(201).header('location', `/PlanApplication/${applicationId}`).send(statusView(saved));
   });
@@ -130,6 +138,8 @@ export async function registerPlanApplicationRoutes(app: FastifyInstance, option
     return reply.type('application/pdf').header('content-disposition', `inline; filename="${application.applicationId}.pdf"`).send(await renderPlanApplicationReceipt(application));
   });
 }
+
+const RECEIVED = (input: PlanApplicationInput) => ({ status: 'received' as const, by: `advisor:${input.advisorCode}`, reason: null });
 
 function statusView(application: PlanApplicationRecord) {
   return {

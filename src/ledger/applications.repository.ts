@@ -105,18 +105,37 @@ export type NewApplication = AppliedFor & {
  * half-saved. An application approved at once is issued in the same transaction; one
  * put under review gets its notices to the advisor and the customer recorded in it.
  */
-export async function insertApplication(db: Database, application: NewApplication, statuses: readonly Omit<StatusChange, 'at'>[], day: string): Promise<void> {
+/**
+ * Saves a new application with its first statuses, issuing it at once when the last is
+ * `approved`. `statuses` is a list, or a function deciding it inside the transaction
+ * (given its handle) — where the decision reads what a concurrent application could change.
+ */
+export async function insertApplication(
+  db: Database, application: NewApplication,
+  statuses: readonly Omit<StatusChange, 'at'>[] | ((tx: Sql) => Promise<readonly Omit<StatusChange, 'at'>[]>), day: string,
+): Promise<void> {
   await db.transaction(async (tx) => {
+    const decided = typeof statuses === 'function' ? await statuses(tx) : statuses;
     await tx.query(
       `INSERT INTO applications (application_id, kind, firm_organisation_number, advisor_code, customer_id, product_code, body, status, submitted_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, 'received', $8)`,
       [application.applicationId, application.kind, application.firmOrganisationNumber, application.advisorCode, application.customerId, application.productId,
         JSON.stringify(application.body), application.submittedAt.toISOString()],
     );
-    for (const change of statuses) await recordStatus(tx, application.applicationId, change, application.submittedAt);
-    if (statuses.some((change) => change.status === 'under-review')) await recordReviewNotices(tx, application, application.submittedAt);
-    if (statuses.at(-1)?.status === 'approved') await issue(tx, application.applicationId, application, application.submittedAt, application.submittedAt, day);
+    for (const change of decided) await recordStatus(tx, application.applicationId, change, application.submittedAt);
+    if (decided.some((change) => change.status === 'under-review')) await recordReviewNotices(tx, application, application.submittedAt);
+    if (decided.at(-1)?.status === 'approved') await issue(tx, application.applicationId, application, application.submittedAt, application.submittedAt, day);
   });
+}
+
+/**
+ * The employer's agreements, read under a lock on the employer held to the end of the
+ * transaction: two plans of one employer submitted at once are decided one after the
+ * other, so the second sees the agreement the first issued.
+ */
+export async function lockEmployerAgreements(tx: Sql, employerOrganisationNumber: string): Promise<string[]> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtext('employer:' || $1::text))", [employerOrganisationNumber]);
+  return findEmployerAgreements(tx, employerOrganisationNumber);
 }
 
 export type ReviewDecision = 'approve' | 'reject';
