@@ -105,7 +105,7 @@ export async function registerSignCaseRoutes(app: FastifyInstance, options: Sign
     const started: SignOrderRecord = { ...order, role, personalNumber: signatory.personalNumber, startedAt: clock(), status: 'pending', hintCode: null, reason: null, signedBy: null };
     if (!(await insertSignOrder(db, { ...started, signCaseId: signCase.signCaseId, endUserIp: endUserIp ?? request.ip }))) {
       // Another Sign of the same signatory got there first: keep that one, end ours.
-      await client.cancel(order.orderRef).catch(() => undefined);
+      await client.cancel(order.orderRef).catch((error: unknown) => request.log.warn({ err: error, orderRef: order.orderRef }, 'BankID: an order another Sign made needless could not be cancelled; it expires unused'));
       const winner = await pendingSignOrder(db, signCase.signCaseId, role, signatory.personalNumber);
       if (winner) return reply.code(200).send(orderView(winner, clock()));
     }
