@@ -3,7 +3,9 @@
  * one is rejected with the code its file name starts with. Each response must match
  * its golden file beside the fixture (<name>.response.xml) and be valid against its
  * own schema; each valid document's ledger effect must match <name>.ledger.json.
- * Every fixture runs on a fresh copy of the demo ledger in the real PostgreSQL.
+ * Every fixture runs on a fresh copy of the demo ledger in the real PostgreSQL; a
+ * fixture that needs more than the demo (an insurance that has ended) has its SQL in
+ * <name>.before.sql beside it, run on its copy before the document is sent.
  *
  * UPDATE_GOLDEN=1 npm test -- fixtures   rewrites the golden files (review the diff).
  * FIXTURE_TYPES=ChangeFee,Transfer npm test -- fixtures   walks only those types' folders.
@@ -144,6 +146,8 @@ describe('fixtures', () => {
       const database = await createTestDatabase(template.name);
       const gateway = await startTestGateway({ roles: [], inline: true, database });
       try {
+        const before = fixture.path.replace(/\.xml$/, '.before.sql');
+        if (existsSync(before)) await gateway.deps.db.exec(await readFile(before, 'utf8'));
         const receipt = await gateway.intake.receive({
           channel: 'cli', counterpartyId: senderOf(fixture.type), externalId: fixture.name, receivedAt: new Date(),
           content: { bytes: await readFile(fixture.path) }, metadata: { fileName: fixture.name },

@@ -1,4 +1,4 @@
-import type { PersonHistory, PersonState } from '../core/person-history.ts';
+import type { InsuranceState, PersonHistory, PersonState } from '../core/person-history.ts';
 
 /** What `depot-gateway person` shows: the state as of a date and the history behind it. */
 export interface PersonView {
@@ -13,9 +13,9 @@ export function formatPerson({ state, history }: PersonView): string {
     `  employed ${state.employed ? 'yes' : 'no'}, salary ${state.annualSalary ?? '-'} a year, category ${state.categoryCode ?? '-'}, cost center ${state.costCenter ?? '-'}`,
     ...state.insurances.map(
       (insurance) =>
-        `  ${insurance.insuranceNumber} ${insurance.productCode}: ${insurance.paidUp ? 'paid-up' : `premium ${insurance.monthlyPremium ?? '-'} a month`}` +
+        `  ${insurance.insuranceNumber} ${insurance.productCode}: ${insuranceStateText(insurance)}` +
         `${insurance.billingStopped ? ', billing stopped' : ''}` +
-        `${insurance.distributionPlan ? `, plan ${insurance.distributionPlan.map((fund) => `${fund.isin} ${fund.percent} %`).join(' + ')}` : ''}`,
+        `${insurance.distributionPlan && !insurance.ended ? `, plan ${insurance.distributionPlan.map((fund) => `${fund.isin} ${fund.percent} %`).join(' + ')}` : ''}`,
     ),
     '',
     'history:',
@@ -33,6 +33,7 @@ export function formatPerson({ state, history }: PersonView): string {
     const of = insurance.insuranceNumber;
     events.push([insurance.startDate, `${of} started (${insurance.productCode})`]);
     if (insurance.paidUpFrom) events.push([insurance.paidUpFrom, `${of} paid-up`]);
+    if (insurance.end) events.push([insurance.end.lastDay, `${of} ended (${insurance.end.cause}), its last day in force`]);
     for (const row of insurance.premiums) events.push([row.effectiveDate, `${of} premium ${row.monthlyAmount} a month`]);
     for (const row of insurance.fees) events.push([row.effectiveDate, `${of} ${row.feeType} ${row.value}`]);
     for (const row of insurance.billing) events.push([row.effectiveDate, `${of} billing ${row.event === 'Stop' ? 'stopped' : 'started'}${row.reason ? ` (${row.reason})` : ''}`]);
@@ -42,4 +43,10 @@ export function formatPerson({ state, history }: PersonView): string {
   }
   events.sort(([a], [b]) => a.localeCompare(b));
   return `${[...lines, ...events.map(([date, text]) => `  ${date}  ${text}`)].join('\n')}\n`;
+}
+
+/** An ended insurance says when and why, and no premium; otherwise paid-up or its premium. */
+function insuranceStateText(insurance: InsuranceState): string {
+  if (insurance.ended) return `ended ${insurance.ended.lastDay} (${insurance.ended.cause})`;
+  return insurance.paidUp ? 'paid-up' : `premium ${insurance.monthlyPremium ?? '-'} a month`;
 }

@@ -64,6 +64,7 @@ export const ERROR_CODES = {
   TRANSFER_NOTHING_TO_MOVE: { scope: 'item', httpStatus: 422, retryable: false, message: 'The transfer names the product and custody account the insurance already has.' },
   INSURANCE_ALREADY_HELD: { scope: 'item', httpStatus: 422, retryable: false, message: 'The person already holds an insurance of that product under the agreement.' },
   INSURANCE_PAID_UP: { scope: 'item', httpStatus: 422, retryable: false, message: 'The insurance is paid-up and takes no premium changes.' },
+  INSURANCE_ENDED: { scope: 'item', httpStatus: 422, retryable: false, message: 'The insurance has ended and takes no more changes.' },
   PREMIUM_OUT_OF_BOUNDS: { scope: 'item', httpStatus: 422, retryable: false, message: "The premium is outside the product's bounds." },
   BILLING_ALREADY_STOPPED: { scope: 'item', httpStatus: 422, retryable: false, message: 'Billing of the insurance is already stopped.' },
   BILLING_NOT_STOPPED: { scope: 'item', httpStatus: 422, retryable: false, message: 'Billing of the insurance is not stopped.' },

@@ -4,8 +4,9 @@ import type { InsuranceHistory, PersonHistory } from '../core/person-history.ts'
 /**
  * Reads a person's whole plan history under an agreement: the employment (the latest
  * one when there were several), its salary, category and cost-center rows, and per
- * insurance its premiums, fees, billing events, extra premiums, fund allocations and
- * transfers — every list in effective-date order, ties in the order recorded.
+ * insurance its end (when recorded), premiums, fees, billing events, extra premiums,
+ * fund allocations and transfers — every list in effective-date order, ties in the
+ * order recorded.
  * Returns undefined when the person has neither an employment nor an insurance there.
  */
 export async function readPersonHistory(sql: Sql, agreementNumber: string, pin: string): Promise<PersonHistory | undefined> {
@@ -43,6 +44,7 @@ async function readInsurances(sql: Sql, agreementNumber: string, pin: string): P
     `SELECT jsonb_build_object(
         'insuranceNumber', i.insurance_number, 'productCode', i.product_code, 'startDate', i.start_date::text,
         'paidUpFrom', (SELECT min(u.paid_up_from)::text FROM insurance_paid_up u WHERE u.insurance_number = i.insurance_number),
+        'end', CASE WHEN i.end_date IS NOT NULL THEN jsonb_build_object('lastDay', i.end_date::text, 'cause', i.end_cause) END,
         'premiums', coalesce((SELECT jsonb_agg(jsonb_build_object('effectiveDate', r.effective_date::text, 'monthlyAmount', r.monthly_amount::text)
                                                 ORDER BY r.effective_date, r.id) FROM insurance_premiums r WHERE r.insurance_number = i.insurance_number), '[]'),
         'fees', coalesce((SELECT jsonb_agg(jsonb_build_object('effectiveDate', f.effective_date::text, 'feeType', f.fee_type, 'value', f.value::text)

@@ -53,6 +53,8 @@ export interface InsuranceFacts {
   lastBillingEvent: { readonly event: 'Stop' | 'Start'; readonly effectiveDate: string } | null;
   /** The latest monthly premium, or null when none is recorded. */
   monthlyPremium: string | null;
+  /** Its last day in force and why it ended (insurances.end_date, end_cause), or null while it has not ended. */
+  readonly end: { readonly lastDay: string; readonly cause: string } | null;
 }
 
 /** What a coalesced read of one agreement's rows asks for: the agreement and the keys within it. */
@@ -128,11 +130,12 @@ interface InsuranceRow {
   custody_account: string | null; min_fixed_charge: string; max_fixed_charge: string; min_capital_charge: string;
   max_capital_charge: string; min_monthly_premium: string; max_monthly_premium: string; max_extra_premium: string;
   paid_up_from: string | null; billing_event: 'Stop' | 'Start' | null; billing_date: string | null; monthly_premium: string | null;
+  end_date: string | null; end_cause: string | null;
 }
 
 const INSURANCE_FACTS_SQL = `
   SELECT i.agreement_number, i.insurance_number, i.insured_pin, i.product_code, p.kind AS product_kind, i.start_date::text AS start_date,
-         i.custody_account,
+         i.custody_account, i.end_date::text AS end_date, i.end_cause,
          p.min_fixed_charge::text AS min_fixed_charge, p.max_fixed_charge::text AS max_fixed_charge,
          p.min_capital_charge::text AS min_capital_charge, p.max_capital_charge::text AS max_capital_charge,
          p.min_monthly_premium::text AS min_monthly_premium, p.max_monthly_premium::text AS max_monthly_premium,
@@ -164,6 +167,7 @@ function toInsuranceFacts(row: InsuranceRow): InsuranceFacts {
     paidUpFrom: row.paid_up_from,
     lastBillingEvent: row.billing_event && row.billing_date ? { event: row.billing_event, effectiveDate: row.billing_date } : null,
     monthlyPremium: row.monthly_premium,
+    end: row.end_date && row.end_cause ? { lastDay: row.end_date, cause: row.end_cause } : null,
   };
 }
 
@@ -354,7 +358,8 @@ export interface EndedEmployment {
 
 /**
  * Ends the employments and makes each person's premium-paying insurances under the
- * agreement paid-up (fribrev) from the given day, skipping those already paid-up.
+ * agreement paid-up (fribrev) from the given day, skipping those already paid-up and
+ * those that have ended (an ended insurance takes no more changes).
  */
 export function endEmployments(sql: Sql, agreementNumber: string, messageId: string, ended: readonly EndedEmployment[]): Promise<void> {
   return ended.length === 0 ? Promise.resolve() : employmentEnds(sql, { agreementNumber, messageId, rows: ended });
@@ -373,7 +378,7 @@ const employmentEnds = coalesce(async (sql, writes: readonly (DocumentRows<Ended
     `INSERT INTO insurance_paid_up (insurance_number, paid_up_from, message_id)
      SELECT i.insurance_number, u.paid_up_from, u.message_id
        FROM unnest($1::text[], $2::text[], $3::date[], $4::text[]) AS u(agreement_number, pin, paid_up_from, message_id)
-       JOIN insurances i ON i.insured_pin = u.pin AND i.agreement_number = u.agreement_number AND i.premium_paying
+       JOIN insurances i ON i.insured_pin = u.pin AND i.agreement_number = u.agreement_number AND i.premium_paying AND i.end_date IS NULL
       WHERE NOT EXISTS (SELECT 1 FROM insurance_paid_up p WHERE p.insurance_number = i.insurance_number)
       ORDER BY i.insurance_number`,
     [agreements, ended.map((e) => e.personalIdentityNumber), ended.map((e) => e.paidUpFrom), messageIds],

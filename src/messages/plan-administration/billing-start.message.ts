@@ -11,7 +11,7 @@ import { definePlanMessage, type PersonItem } from './plan-message.ts';
  * insurance from a date when the insured's leave ends, ending the stop a BillingStop
  * began. Invoices run again from the start date.
  * Writes: one billing_events row (event 'Start') per accepted item.
- * Rejections: INSURANCE_UNKNOWN (not this person's insurance under the agreement),
+ * Rejections: INSURANCE_UNKNOWN (not this person's insurance under the agreement), INSURANCE_ENDED (it has ended),
  * EFFECTIVE_DATE_TOO_OLD, INSURANCE_PAID_UP (paid-up on the start date: a paid-up
  * insurance is billed no more), BILLING_NOT_STOPPED (never stopped, or already
  * resumed — also by an earlier item of the same document), BILLING_START_BEFORE_STOP.

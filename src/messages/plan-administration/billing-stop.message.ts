@@ -12,7 +12,7 @@ import { definePlanMessage, type PersonItem } from './plan-message.ts';
  * leave. The insurance stays premium-paying (it is not made paid-up); only the
  * invoices stop until a BillingStart resumes them.
  * Writes: one billing_events row (event 'Stop', the reason) per accepted item.
- * Rejections: INSURANCE_UNKNOWN (not this person's insurance under the agreement),
+ * Rejections: INSURANCE_UNKNOWN (not this person's insurance under the agreement), INSURANCE_ENDED (it has ended),
  * EFFECTIVE_DATE_TOO_OLD, EFFECTIVE_DATE_BEFORE_START (before the insurance began),
  * INSURANCE_PAID_UP (paid-up on the stop date), BILLING_ALREADY_STOPPED (also for a
  * second item of the same document), BILLING_STOP_BEFORE_START (before the day billing

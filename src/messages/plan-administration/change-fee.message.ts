@@ -7,7 +7,7 @@ import { definePlanMessage, type PersonItem } from './plan-message.ts';
 /**
  * ChangeFee: the employer or administrator changes an insurance's fixed or capital
  * charge from an effective date. The new fee is a dated history row; earlier fees stay.
- * Rejections: INSURANCE_UNKNOWN (not this person's insurance under the agreement),
+ * Rejections: INSURANCE_UNKNOWN (not this person's insurance under the agreement), INSURANCE_ENDED (it has ended),
  * EFFECTIVE_DATE_TOO_OLD, EFFECTIVE_DATE_BEFORE_START, FEE_OUT_OF_BOUNDS.
  */
 export interface ChangeFeeItem extends PersonItem {

@@ -14,7 +14,7 @@ import { checkInsuranceDate, findItemInsurances, insuranceOfItem, readInsuranceI
  * knows which invoice to expect and pay by the due date. Billing stopped for leave
  * does not stop an extra premium: it is invoiced on its own.
  * Writes: one extra_premiums row (SEK) per accepted item.
- * Rejections: INSURANCE_UNKNOWN (not this person's insurance under the agreement),
+ * Rejections: INSURANCE_UNKNOWN (not this person's insurance under the agreement), INSURANCE_ENDED (it has ended),
  * EFFECTIVE_DATE_TOO_OLD (due date further back than the back-dating window),
  * EFFECTIVE_DATE_BEFORE_START (due date before the insurance began), INSURANCE_PAID_UP
  * (paid-up on or before the due date), PREMIUM_OUT_OF_BOUNDS (amount above the

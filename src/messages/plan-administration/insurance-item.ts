@@ -25,9 +25,9 @@ export function findItemInsurances(context: PlanItemContext, items: readonly Ins
 /**
  * The insurance an item is about (ChangeFee, PremiumAdjustment, PremiumEnded,
  * ExtraPremium, BillingStop/Start, PredefinedDistributionPlan, Reallocate): it must be
- * the named person's insurance under the document's agreement. Another person's
- * insurance is answered exactly like an unknown one, so a sender learns nothing about
- * insurances that are not theirs to change.
+ * the named person's insurance under the document's agreement, and it must not have
+ * ended (checkNotEnded). Another person's insurance is answered exactly like an unknown
+ * one, so a sender learns nothing about insurances that are not theirs to change.
  */
 export function insuranceOfItem(
   context: PlanItemContext,
@@ -35,7 +35,10 @@ export function insuranceOfItem(
   item: { readonly insuranceNumber: string; readonly personalIdentityNumber: string },
 ): { readonly insurance: InsuranceFacts } | { readonly reject: RuleRejection } {
   const insurance = insurances.get(item.insuranceNumber);
-  if (insurance && insurance.insuredPin === item.personalIdentityNumber) return { insurance };
+  if (insurance && insurance.insuredPin === item.personalIdentityNumber) {
+    const ended = checkNotEnded(insurance);
+    return ended ? { reject: ended } : { insurance };
+  }
   return {
     reject: {
       code: 'INSURANCE_UNKNOWN',
@@ -63,4 +66,20 @@ export function checkInsuranceDate(
     ...(insurance ? { startDate: insurance.startDate, startWhat: `start of insurance ${insurance.insuranceNumber}` } : {}),
     ...(dateName ? { dateName } : {}),
   });
+}
+
+/**
+ * An insurance that has ended (moved to another insurer, surrendered, the insured's
+ * death, paid out: insurances.end_date) takes no more plan changes, whatever the item's
+ * date: the insurer no longer holds it or has paid it out, and what it was charged
+ * while in force is settled by the debit runs (a correction is the insurer's, as for an
+ * end recorded after a run). Every item about an insurance passes here: insuranceOfItem
+ * asks it, and Transfer, which finds its insurance itself.
+ */
+export function checkNotEnded(insurance: InsuranceFacts): RuleRejection | undefined {
+  if (!insurance.end) return undefined;
+  return {
+    code: 'INSURANCE_ENDED',
+    text: `Insurance ${insurance.insuranceNumber} ended on ${insurance.end.lastDay} (${insurance.end.cause}), its last day in force; it takes no more changes.`,
+  };
 }

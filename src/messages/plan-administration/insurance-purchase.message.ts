@@ -23,7 +23,8 @@ import { definePlanMessage, type Decision, type PersonItem, type PlanItemContext
  * Rejections: EMPLOYMENT_UNKNOWN, EMPLOYMENT_ALREADY_ENDED (no employment covers the
  * start date), EFFECTIVE_DATE_TOO_OLD, EFFECTIVE_DATE_BEFORE_START (start date before
  * the employment began), PRODUCT_UNKNOWN, INSURANCE_ALREADY_HELD (a premium-paying
- * insurance of that product, also one bought by an earlier item of the document),
+ * insurance of that product, also one bought by an earlier item of the document; one
+ * that has ended before the start date is not held),
  * PREMIUM_OUT_OF_BOUNDS, ALLOCATION_DUPLICATE_FUND, FUND_NOT_SELECTABLE, ALLOCATION_NOT_100.
  */
 export interface InsurancePurchaseItem extends PersonItem {
@@ -38,6 +39,8 @@ interface HeldInsurance {
   readonly insuranceNumber: string;
   readonly productCode: string;
   readonly paidUpFrom: string | null;
+  /** Its last day in force, once it has ended (moved to another insurer …): it is not held after that day. */
+  readonly lastDay: string | null;
   /** The item of this document that bought it, when one did. */
   readonly boughtByItem?: string;
 }
@@ -71,7 +74,7 @@ export const insurancePurchase = definePlanMessage<InsurancePurchaseItem, Purcha
     const pins = items.map((item) => item.personalIdentityNumber);
     const employments = await findEmployments(context.tx, agreementNumber, pins);
     const insurances = await findInsurancesOfPersons(context.tx, agreementNumber, pins);
-    const held = new Map([...insurances].map(([pin, list]) => [pin, list.map(({ insuranceNumber, productCode, paidUpFrom }) => ({ insuranceNumber, productCode, paidUpFrom }))]));
+    const held = new Map([...insurances].map(([pin, list]) => [pin, list.map(({ insuranceNumber, productCode, paidUpFrom, end }) => ({ insuranceNumber, productCode, paidUpFrom, lastDay: end?.lastDay ?? null }))]));
     const products = await findProducts(context.tx, items.map((item) => item.productCode));
     // One number per item, drawn at once; rejected items leave theirs unused.
     const numbers = await drawInsuranceNumbers(context.tx, items.length);
@@ -99,7 +102,7 @@ function decidePurchase(context: PlanItemContext, facts: PurchaseFacts, item: In
   // Bought for an employment that has since ended (a back-dated purchase): paid-up from the day after, as EmploymentEnded makes every other.
   const { endDate } = employment.employment;
   const paidUpFrom = endDate === null ? null : addDays(endDate, 1);
-  held.push({ insuranceNumber, productCode: product.code, paidUpFrom, boughtByItem: item.itemId }); // a later item of the document sees it held
+  held.push({ insuranceNumber, productCode: product.code, paidUpFrom, lastDay: null, boughtByItem: item.itemId }); // a later item of the document sees it held
   facts.held.set(item.personalIdentityNumber, held);
   const purchase: PurchasedInsurance = {
     insuranceNumber,
@@ -146,7 +149,8 @@ function checkEmployment(context: PlanItemContext, employments: readonly Employm
 /** One premium-paying insurance of a product per person and agreement: one paid-up before the start date does not count. */
 function checkNotHeld(context: PlanItemContext, held: readonly HeldInsurance[], item: InsurancePurchaseItem): RuleRejection | undefined {
   const existing = held.find(
-    (insurance) => insurance.productCode === item.productCode && (insurance.paidUpFrom === null || insurance.paidUpFrom > item.startDate),
+    (insurance) => insurance.productCode === item.productCode && (insurance.paidUpFrom === null || insurance.paidUpFrom > item.startDate) &&
+      (insurance.lastDay === null || insurance.lastDay >= item.startDate),
   );
   if (!existing) return undefined;
   return {

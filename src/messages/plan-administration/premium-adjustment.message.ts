@@ -13,7 +13,7 @@ import { checkInsuranceDate, findItemInsurances, insuranceOfItem, readInsuranceI
  * A change while billing is stopped (parental leave) is accepted: it is the premium
  * billed once billing resumes.
  * Writes: one insurance_premiums row (SEK) per accepted item.
- * Rejections: INSURANCE_UNKNOWN (not this person's insurance under the agreement),
+ * Rejections: INSURANCE_UNKNOWN (not this person's insurance under the agreement), INSURANCE_ENDED (it has ended),
  * EFFECTIVE_DATE_TOO_OLD, EFFECTIVE_DATE_BEFORE_START (before the insurance began),
  * INSURANCE_PAID_UP (paid-up on or before the effective date), PREMIUM_OUT_OF_BOUNDS
  * (outside the product's monthly premium bounds).

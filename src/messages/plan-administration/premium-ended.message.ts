@@ -12,7 +12,7 @@ import { checkInsuranceDate, findItemInsurances, insuranceOfItem, readInsuranceI
  * Writes: one insurance_paid_up row per accepted item, paid-up from PaidUpFrom. The
  * optional Reason is not recorded in the ledger (insurance_paid_up has no column for
  * it); it stays in the stored request document.
- * Rejections: INSURANCE_UNKNOWN (not this person's insurance under the agreement),
+ * Rejections: INSURANCE_UNKNOWN (not this person's insurance under the agreement), INSURANCE_ENDED (it has ended),
  * INSURANCE_PAID_UP (already paid-up, whatever the date — also by an earlier item of
  * the same document; the text gives the paid-up date), EFFECTIVE_DATE_TOO_OLD,
  * EFFECTIVE_DATE_BEFORE_START (before the insurance began).

@@ -13,7 +13,7 @@ import { insuranceAllocationSpec } from './insurance-allocation.ts';
  * schemas/ReallocateResponse.xsd).
  *
  * Writes: fund_allocations (purpose 'Reallocation') and its fund_allocation_lines.
- * Rejections: INSURANCE_UNKNOWN (not this person's insurance under the agreement),
+ * Rejections: INSURANCE_UNKNOWN (not this person's insurance under the agreement), INSURANCE_ENDED (it has ended),
  * EFFECTIVE_DATE_TOO_OLD, EFFECTIVE_DATE_BEFORE_START (trade date before the insurance
  * began), ALLOCATION_DUPLICATE_FUND, FUND_NOT_SELECTABLE (not a fund of the
  * insurance's product), ALLOCATION_NOT_100.

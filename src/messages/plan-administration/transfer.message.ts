@@ -5,7 +5,7 @@ import {
   findDistributionPlans, findLatestTransferDates, findTargetProducts, insertTransfers, type NewTransfer, type TargetProduct,
 } from '../../ledger/plan/transfer.repository.ts';
 import { optionalTextOf, textOf } from '../xml-element.ts';
-import { readInsuranceItem } from './insurance-item.ts';
+import { checkNotEnded, readInsuranceItem } from './insurance-item.ts';
 import { definePlanMessage, type Decision, type PersonItem, type PlanItemContext } from './plan-message.ts';
 
 /**
@@ -18,7 +18,7 @@ import { definePlanMessage, type Decision, type PersonItem, type PlanItemContext
  * current values. A later item of the same document about the same insurance starts
  * from where the earlier one left it.
  * Rejections: INSURANCE_UNKNOWN (not this person's insurance under the agreement),
- * EFFECTIVE_DATE_TOO_OLD, EFFECTIVE_DATE_BEFORE_START (before the insurance began, or
+ * INSURANCE_ENDED (it has ended: moved to another insurer, surrendered …), EFFECTIVE_DATE_TOO_OLD, EFFECTIVE_DATE_BEFORE_START (before the insurance began, or
  * before its latest transfer — history is kept in date order), PRODUCT_UNKNOWN,
  * PRODUCT_KIND_MISMATCH (P, T and K never mix), TRANSFER_NOTHING_TO_MOVE (same product
  * and account as now), FUND_NOT_SELECTABLE (a fund of the insurance's distribution
@@ -87,7 +87,7 @@ function decideTransfer(context: PlanItemContext, facts: TransferFacts, item: Tr
     };
   }
   const to: Holding = { productCode: item.toProductCode ?? from.productCode, custodyAccount: item.toCustodyAccount ?? from.custodyAccount };
-  const rejection = checkTransferDate(context, insurance, from, item.effectiveDate) ?? checkTarget(facts, insurance, from, to, item.effectiveDate);
+  const rejection = checkNotEnded(insurance) ?? checkTransferDate(context, insurance, from, item.effectiveDate) ?? checkTarget(facts, insurance, from, to, item.effectiveDate);
   if (rejection) return { reject: rejection };
   facts.holdings.set(insurance.insuranceNumber, { ...to, lastTransferDate: item.effectiveDate });
   const moved: NewTransfer = {
