@@ -3,6 +3,8 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson, runReports, runDebitRunCommand, runPayoutRunCommand, runPayoutNotices, runMailSetAside, runHashSecret } from './cli/commands.ts';
 import { registerInsuranceEndCommand } from './cli/insurance-end.command.ts';
 import { registerPayoutStartCommand } from './cli/payout-start.command.ts';
+import { registerDeathBenefitCommand } from './cli/death-benefit.command.ts';
+import { registerPaymentOrdersCommand } from './cli/payment-orders.command.ts';
 import { EXIT, reportError } from './cli/output.ts';
 import { registerApplicationsCommand } from './cli/applications.command.ts';
 import { registerWithdrawalsCommand } from './cli/withdrawals.command.ts';
@@ -116,6 +118,8 @@ program
 
 registerInsuranceEndCommand(program);
 registerPayoutStartCommand(program);
+registerDeathBenefitCommand(program);
+registerPaymentOrdersCommand(program);
 
 program
   .command('mail-set-aside')

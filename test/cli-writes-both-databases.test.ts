@@ -7,10 +7,14 @@
  * replay, applications approve and reject, powers-of-attorney grant and revoke,
  * company-signatories register, rule and revoke, withdrawals register, approve (which
  * orders) and reject, payout-start, debit-run, insurance-end (a death, with its death
- * benefit) and payout-run (the first installment of the payout started). Each must exit 0 and
+ * benefit), death-benefit (its beneficiary's account) and payout-run (the first
+ * installment of the payout started, and the death benefit: the custodian's sell-all and
+ * payout to the beneficiary, the insurer's 1 % in a pain.001 payment order, which
+ * payment-orders lists). Each must exit 0 and
  * leave its rows, read back from the ledger after the command has exited (the embedded
  * folder opened in this process between commands). A second decision on an application
- * or a withdrawal, a second revocation and a second end are refused with their codes,
+ * or a withdrawal, a second revocation, a second end and a beneficiary changed after the
+ * run ordered the benefit are refused with their codes,
  * and both ledgers end with the same rows.
  *
  * What the commands need and no command makes is put in the ledger directly: the dead
@@ -63,6 +67,9 @@ const ANNA = '197001011233';
 const EMPLOYER = '5561234567';
 const FIA = { pin: '198807141232', name: 'Fia Fransson' };
 const SEB_ACCOUNT = '50001234560';
+/** The death benefit's beneficiary (a Handelsbanken account) and the insurer's own account its 1 % is paid from. */
+const BENEFICIARY = { name: 'Greta Andersson', account: '6000123456789' };
+const INSURER_ACCOUNT = { name: 'Test Försäkring AB', iban: 'SE4550000000058398257466', bic: 'ESSESESS' };
 /** Single premium above the review limit: the rules send the application to a person. */
 const APPLICATION = {
   productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: ANNA }, insured: { id: ANNA },
@@ -110,7 +117,7 @@ async function walk(engine: Engine): Promise<Walk> {
   const exits: string[] = [];
   try {
     // Port 1 answers nobody: every command works in-process.
-    const config = await writeConfigFile(folder, testSettings(dataDir, { ...(database ? { databaseUrl: database.url } : {}), port: 1, logLevel: 'warn' }));
+    const config = await writeConfigFile(folder, testSettings(dataDir, { ...(database ? { databaseUrl: database.url } : {}), port: 1, logLevel: 'warn', insurerAccount: INSURER_ACCOUNT }));
     const say = (run: Run) => `${engine}: depot-gateway ${run.args.join(' ')} exited ${run.code}\n${run.stderr}${run.stdout.slice(0, 2000)}`;
     /** Commands of one step: one after another on the embedded database (one process at a time), side by side on PostgreSQL. */
     const step = async (...commands: (readonly string[])[]): Promise<Run[]> => {
@@ -262,10 +269,21 @@ async function walk(engine: Engine): Promise<Walk> {
     const end = json<{ endDate: string; cause: string; endedBy: string; deathBenefit?: { custodyValue: string | null } }>(ended!);
     assert.deepEqual([end.endDate, end.cause, end.endedBy, end.deathBenefit?.custodyValue], [today, 'death', IN_PROCESS, '120000.00'], say(ended!));
 
-    const [endedAgain, paidOut] = await step(ending, ['payout-run', '--month', payoutMonth, '--json']);
+    // Its beneficiary, recorded after the death: from now on the payout run orders the benefit.
+    const naming = ['death-benefit', 'INS-100006', '--beneficiary-name', BENEFICIARY.name, '--beneficiary-account', BENEFICIARY.account, '--json'];
+    const [endedAgain, named] = await step(ending, naming);
     refused(endedAgain!, 'INSURANCE_ALREADY_ENDED', /INS-100006/);
+    const benefit = json<{ beneficiary: { name: string; account: string; recordedBy: string }; status: string }>(named!);
+    assert.deepEqual([benefit.beneficiary.name, benefit.beneficiary.account, benefit.beneficiary.recordedBy, benefit.status], [BENEFICIARY.name, BENEFICIARY.account, IN_PROCESS, 'awaiting-run'], say(named!));
+
+    const [paidOut] = await step(['payout-run', '--month', payoutMonth, '--json']);
     const payoutRun = json<{ runKey: string; created: { custodianId: string; accounts: number }[]; delivered: unknown[] }>(paidOut!);
-    assert.deepEqual([payoutRun.runKey, payoutRun.created.map((c) => c.custodianId), payoutRun.delivered.length], [payoutMonth, ['demo-custodian'], 1], say(paidOut!));
+    assert.deepEqual([payoutRun.runKey, payoutRun.created.map((c) => ({ custodianId: c.custodianId, accounts: c.accounts })), payoutRun.delivered.length],
+      [payoutMonth, [{ custodianId: 'demo-custodian', accounts: 2 }], 1], `${say(paidOut!)}: the first installment and the death benefit`);
+    const [renamed, listed] = await step(naming, ['payment-orders', '--json']);
+    refused(renamed!, 'DEATH_BENEFIT_ALREADY_ORDERED', new RegExp(`payout run ${payoutMonth}, paid to ${BENEFICIARY.account}`));
+    const orders = succeeded(listed!).trim().split('\n').map((line) => JSON.parse(line) as { paymentOrderId: string; controlSum: string; insuranceNumbers: string[]; runKey: string });
+    assert.deepEqual(orders.map((o) => [o.controlSum, o.insuranceNumbers, o.runKey]), [['1200.00', ['INS-100006'], payoutMonth]], say(listed!));
 
     // What each command left in the ledger, read back once they have all exited.
     const after = await ledger(async (db) => ({
@@ -290,6 +308,11 @@ async function walk(engine: Engine): Promise<Walk> {
       withdrawalOrder: await rows(db, `SELECT d.kind, o.delivered_at IS NOT NULL AS delivered FROM debit_runs d JOIN outgoing_documents o ON o.document_id = d.document_id WHERE d.run_key = $1`, [`withdrawal-${ordered!.requestId}`]),
       end: await rows(db, `SELECT i.end_date::text AS end_date, i.end_cause, i.ended_by, b.custody_value::text AS custody_value, b.recorded_by
                              FROM insurances i JOIN death_benefits b ON b.insurance_number = i.insurance_number WHERE i.insurance_number = 'INS-100006'`),
+      deathBenefit: await rows(db, `SELECT b.beneficiary_name, b.beneficiary_account, b.beneficiary_recorded_by, b.run_key = $1 AS ordered_by_run, b.insurer_amount::text AS insurer_amount,
+                                           o.control_sum::text AS control_sum, o.transactions, o.requested_execution_date = b.pay_by AS paid_with_custodian,
+                                           (SELECT count(*)::int FROM debit_lines l WHERE l.run_key = $1 AND l.insurance_number = b.insurance_number AND l.basis = 'DeathBenefit') AS sell_orders,
+                                           (SELECT count(*)::int FROM death_benefit_beneficiaries h WHERE h.insurance_number = b.insurance_number) AS recordings
+                                      FROM death_benefits b JOIN payment_orders o ON o.payment_order_id = b.payment_order_id WHERE b.insurance_number = 'INS-100006'`, [payoutMonth]),
       payout: await rows(db, `SELECT p.start_month, p.months, p.withdrawal_account, p.registered_by, o.month, o.installment, o.final
                                 FROM payouts p LEFT JOIN payout_orders o ON o.insurance_number = p.insurance_number WHERE p.insurance_number = 'INS-100001'`),
       runs: await rows(db, `SELECT d.run_key = $1 AS payout_month, d.kind, o.delivered_at IS NOT NULL AS delivered, (SELECT count(*)::int FROM debit_lines l WHERE l.run_key = d.run_key) AS lines
@@ -316,6 +339,10 @@ async function walk(engine: Engine): Promise<Walk> {
     ], `${engine}: withdrawals register, approve and reject`);
     assert.deepEqual(after.withdrawalOrder, [{ kind: 'payout', delivered: true }], `${engine}: the approved withdrawal's DebitAccounts, delivered`);
     assert.deepEqual(after.end, [{ end_date: today, end_cause: 'death', ended_by: IN_PROCESS, custody_value: '120000.00', recorded_by: IN_PROCESS }], `${engine}: insurance-end and its death benefit`);
+    assert.deepEqual(after.deathBenefit, [{
+      beneficiary_name: BENEFICIARY.name, beneficiary_account: BENEFICIARY.account, beneficiary_recorded_by: IN_PROCESS, ordered_by_run: true, insurer_amount: '1200.00',
+      control_sum: '1200.00', transactions: 1, paid_with_custodian: true, sell_orders: 1, recordings: 1,
+    }], `${engine}: death-benefit, and payout-run's order to the custodian and the insurer's payment order`);
     assert.deepEqual(after.payout, [{ start_month: payoutMonth, months: 60, withdrawal_account: SEB_ACCOUNT, registered_by: IN_PROCESS, month: payoutMonth, installment: 1, final: false }], `${engine}: payout-start and its first installment`);
     assert.deepEqual(after.runs.map((r) => ({ ...r, lines: (r as { lines: number }).lines > 0 })), [
       { payout_month: false, kind: 'debit', delivered: true, lines: true }, { payout_month: true, kind: 'payout', delivered: true, lines: true },

@@ -255,6 +255,19 @@ const ROWS: Readonly<Record<string, (bench: Bench) => Promise<void>>> = {
     assert.deepEqual(await rows(b, 'SELECT end_date::text AS "endDate", end_cause AS cause FROM insurances WHERE insurance_number = $1', [insurance]), [{ endDate: TODAY, cause: 'death' }]);
   },
 
+  'POST /api/insurances/:number/death-benefit/beneficiary': async (b) => {
+    const insurance = await withdrawableInsurance(b);
+    await expectStatus(b, staffCall('POST', `/api/insurances/${insurance}/end`, { cause: 'death', date: TODAY }), 201);
+    // Twenty recordings at once, each a correction of the one before: every one answered, each kept in the history, one in force.
+    const names = times((i) => `Beneficiary ${i + 1}`);
+    const { answers } = await b.burst(names.map((name) => staffCall('POST', `/api/insurances/${insurance}/death-benefit/beneficiary`, { name, account: VALIDATED_ACCOUNT })));
+    assert.deepEqual(tally(answers), { 200: AT_ONCE });
+    const history = await rows<{ name: string; recorded_by: string }>(b, 'SELECT name, recorded_by FROM death_benefit_beneficiaries WHERE insurance_number = $1 ORDER BY id', [insurance]);
+    assert.deepEqual([history.length, new Set(history.map((row) => row.name)).size, new Set(history.map((row) => row.recorded_by))], [AT_ONCE, AT_ONCE, new Set(['staff:staff'])]);
+    const current = await rows<{ name: string; account: string }>(b, 'SELECT beneficiary_name AS name, beneficiary_account AS account FROM death_benefits WHERE insurance_number = $1', [insurance]);
+    assert.deepEqual(current, [{ name: history.at(-1)!.name, account: VALIDATED_ACCOUNT }], 'the last recording is the one in force');
+  },
+
   'POST /api/insurances/:number/payout': async (b) => {
     const insurance = await issueInsurance(b);
     await b.gateway.deps.db.query(`UPDATE insurances SET payout_from = '2026-01-01' WHERE insurance_number = $1`, [insurance]);

@@ -113,6 +113,13 @@ export class GatewayClient {
     return this.request(`/api/messages/${encodeURIComponent(id)}/replay`, { method: 'POST' });
   }
 
+  /** A staff API GET answered with a document (XML), its bytes as sent; an error answer is thrown as the GatewayError of its code. */
+  async requestBytes(path: string): Promise<Buffer> {
+    const response = await fetch(`${this.base}${path}`, { headers: this.headers() });
+    if (!response.ok) throw await toError(response);
+    return Buffer.from(await response.arrayBuffer());
+  }
+
   /**
    * A staff API call answered with JSON, for commands that keep their calls beside
    * them; an error answer is thrown as the GatewayError of its code.

@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { stockholmDate } from '../core/calendar-date.ts';
-import { isGatewayError } from '../core/gateway-error.ts';
+import { GatewayError, isGatewayError } from '../core/gateway-error.ts';
 import { endedOrThrow, readInsuranceEnd } from '../http/insurance-end.routes.ts';
 import { INSURANCE_END_CAUSES, recordStaffEnd, type StaffEnd } from '../ledger/insurance-end.repository.ts';
 import { postJson, printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
@@ -24,6 +24,8 @@ export function registerInsuranceEndCommand(program: Command): void {
     .argument('<number>', 'the insurance number, e.g. INS-100006')
     .addOption(new Option('--cause <cause>', 'why it ended').choices(INSURANCE_END_CAUSES).makeOptionMandatory())
     .requiredOption('--date <date>', 'the last day in force, YYYY-MM-DD; not after today')
+    .option('--beneficiary-name <name>', "a death: the death benefit's beneficiary (with --beneficiary-account; or later, depot-gateway death-benefit)")
+    .option('--beneficiary-account <digits>', "a death: the beneficiary's bank account, clearing number and account number, digits only")
     .option('--json', 'the end recorded as JSON')
     .action((number: string, options: EndOptions) => runInsuranceEnd(program.opts<GlobalOptions>(), number, options));
 }
@@ -31,22 +33,29 @@ export function registerInsuranceEndCommand(program: Command): void {
 interface EndOptions {
   cause: string;
   date: string;
+  beneficiaryName?: string;
+  beneficiaryAccount?: string;
   json?: boolean;
 }
 
-/** What the command answers 1 for: no such insurance, or one that has already ended. */
-const REFUSED: ReadonlySet<string> = new Set(['RESOURCE_NOT_FOUND', 'INSURANCE_ALREADY_ENDED']);
+/** What the command answers 1 for: no such insurance, one that has already ended, a beneficiary's account the bank rules refuse. */
+const REFUSED: ReadonlySet<string> = new Set(['RESOURCE_NOT_FOUND', 'INSURANCE_ALREADY_ENDED', 'BANK_ACCOUNT_INVALID']);
 
 async function runInsuranceEnd(options: GlobalOptions, insuranceNumber: string, end: EndOptions): Promise<void> {
-  const body = { cause: end.cause, date: end.date };
+  if ((end.beneficiaryName === undefined) !== (end.beneficiaryAccount === undefined)) {
+    throw new GatewayError('REQUEST_INVALID', '--beneficiary-name and --beneficiary-account go together: give both, or neither.');
+  }
+  const beneficiary = end.beneficiaryName !== undefined ? { name: end.beneficiaryName, account: end.beneficiaryAccount } : undefined;
+  const body = { cause: end.cause, date: end.date, ...(beneficiary ? { beneficiary } : {}) };
   let ended: StaffEnd;
   try {
     ended = await throughGatewayOrStore(
       options,
       async (gateway, by) => {
         const now = gateway.deps.clock();
-        const { cause, date } = readInsuranceEnd(body, stockholmDate(now));
-        const outcome = await gateway.deps.db.transaction((tx) => recordStaffEnd(tx, { insuranceNumber, endDate: date, cause, endedBy: by }, now));
+        const read = readInsuranceEnd(body, stockholmDate(now));
+        const { cause, date } = read;
+        const outcome = await gateway.deps.db.transaction((tx) => recordStaffEnd(tx, { insuranceNumber, endDate: date, cause, endedBy: by, beneficiary: read.beneficiary }, now));
         return endedOrThrow(insuranceNumber, outcome);
       },
       (client) => postJson<StaffEnd>(client, `/api/insurances/${encodeURIComponent(insuranceNumber)}/end`, body),
@@ -70,8 +79,11 @@ async function runInsuranceEnd(options: GlobalOptions, insuranceNumber: string, 
 /** What a recorded death pays beyond its end, for staff. */
 function deathBenefitText({ deathBenefit }: StaffEnd): string {
   if (!deathBenefit) return 'No death benefit (only a capital insurance with repayment protection and no payout registered pays one): nothing more is ordered.';
-  const { custodyValue, valueAsOf, insurerAmount } = deathBenefit;
-  const sale = 'The next payout run sells the whole account and pays it out in one final payout.';
+  const { custodyValue, valueAsOf, insurerAmount, beneficiary, insuranceNumber } = deathBenefit;
+  const to = beneficiary
+    ? `to ${beneficiary.name}, account ${beneficiary.account}`
+    : `to the beneficiary's account, once recorded (depot-gateway death-benefit ${insuranceNumber} --beneficiary-name … --beneficiary-account …; until then no run orders it)`;
+  const sale = `The next payout run sells the whole account and pays it out in one final payout ${to}.`;
   if (custodyValue === null) return `Death benefit recorded, no custody value reported yet: ${sale} The insurer pays 1 % of the value that run pays out.`;
   return `Death benefit: custody value ${custodyValue} SEK (as of ${valueAsOf}); the insurer pays 1 %, ${insurerAmount} SEK, from its own funds. ${sale}`;
 }

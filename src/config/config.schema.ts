@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isSecretHash } from './secret-hash.ts';
 import { isValidOrganisationNumber } from '../core/identifiers.ts';
 import { parseBankAccount } from '../core/bank-account.ts';
+import { isValidSwedishIban } from '../core/swedish-iban.ts';
 
 /**
  * The configuration schema. Every setting has a default that works on one machine;
@@ -403,6 +404,21 @@ export const configSchema = z.strictObject({
       timeoutMs: z.number().int().positive().default(10_000),
     }),
   ]).optional(),
+  /**
+   * The insurer's own bank account, which its own payments are paid from: the 1 % of a
+   * death benefit, in the pain.001 payment orders its finance staff download
+   * (`depot-gateway payment-orders`) and upload to the bank. Without it no payment order
+   * is made: the payments wait, listed (`depot-gateway death-benefits --waiting`), and the
+   * first payout run after it is set makes their file.
+   */
+  insurerAccount: z.strictObject({
+    /** The account holder's name, as the debtor and initiating party of each payment order. */
+    name: z.string().trim().min(1).max(70),
+    /** A Swedish IBAN (SE and 22 digits) whose check digits hold. */
+    iban: z.string().refine(isValidSwedishIban, 'a Swedish IBAN, SE followed by 22 digits, whose check digits hold (no spaces)'),
+    /** The BIC of the insurer's bank (8 or 11 characters, e.g. ESSESESS). */
+    bic: z.string().regex(/^[A-Z]{6}[A-Z2-9][A-NP-Z0-9]([A-Z0-9]{3})?$/, 'a BIC of 8 or 11 capital letters and digits, e.g. ESSESESS'),
+  }).optional(),
   /** The SSEK endpoint (POST /ssek on the api port). */
   ssek: z.strictObject({
     /** The insurer's organisation number: the ReceiverId (type ORGNR) senders address, and our SenderId on pushes. */

@@ -115,6 +115,7 @@ export const ERROR_CODES = {
   MESSAGE_NOT_REPLAYABLE: { scope: 'system', httpStatus: 409, retryable: false, message: 'Only dead messages can be replayed.' },
   INSURANCE_ALREADY_ENDED: { scope: 'system', httpStatus: 409, retryable: false, message: 'The insurance has already ended.' },
   PAYOUT_ALREADY_REGISTERED: { scope: 'system', httpStatus: 409, retryable: false, message: 'The insurance is already in payout.' },
+  DEATH_BENEFIT_ALREADY_ORDERED: { scope: 'system', httpStatus: 409, retryable: false, message: "The death benefit has been ordered: its beneficiary can no longer be changed." },
   PAYOUT_NOT_YET_DUE: { scope: 'system', httpStatus: 422, retryable: false, message: "The first payout would be paid before the insurance's payout can begin." },
   PAYOUT_MONTH_PASSED: { scope: 'system', httpStatus: 422, retryable: false, message: 'The first payout month has passed.' },
   PAYOUT_PERIOD_NOT_OFFERED: { scope: 'system', httpStatus: 422, retryable: false, message: "The insurance's product does not offer that payout period." },

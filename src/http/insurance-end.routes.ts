@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { addDays, isIsoDate, stockholmDate } from '../core/calendar-date.ts';
+import { readBeneficiary } from '../core/death-benefit.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import { INSURANCE_END_CAUSES, recordStaffEnd, type EndOutcome, type InsuranceEnd, type InsuranceEndCause } from '../ledger/insurance-end.repository.ts';
 import type { HttpServerOptions } from './server.ts';
@@ -17,15 +18,17 @@ import { staffUserOf } from './staff-user.ts';
  * INSURANCE_ALREADY_ENDED. A death of the insured of a capital insurance with
  * repayment protection and no payout registered records its death benefit in the same
  * transaction (the answer's `deathBenefit`: the custody value the next payout run sells
- * and pays out in full, and the insurer's 1 %); any other end orders nothing more.
+ * and pays out in full, and the insurer's 1 %), with its beneficiary when the body names
+ * one (`"beneficiary": {"name": "…", "account": "50001234560"}`; otherwise recorded later,
+ * death-benefits.routes.ts); any other end orders nothing more.
  */
 export async function registerInsuranceEndRoutes(app: FastifyInstance, options: HttpServerOptions): Promise<void> {
   const { deps } = options;
   app.post<{ Params: { number: string }; Body: unknown }>('/api/insurances/:number/end', async (request, reply) => {
     const now = deps.clock();
-    const { cause, date } = readInsuranceEnd(request.body, stockholmDate(now));
+    const { cause, date, beneficiary } = readInsuranceEnd(request.body, stockholmDate(now));
     const insuranceNumber = request.params.number;
-    const outcome = await deps.db.transaction((tx) => recordStaffEnd(tx, { insuranceNumber, endDate: date, cause, endedBy: staffUserOf(request) }, now));
+    const outcome = await deps.db.transaction((tx) => recordStaffEnd(tx, { insuranceNumber, endDate: date, cause, endedBy: staffUserOf(request), beneficiary }, now));
     return reply.code(201).send(endedOrThrow(insuranceNumber, outcome));
   });
 }
@@ -41,8 +44,12 @@ export function endedOrThrow<Ended extends InsuranceEnd>(insuranceNumber: string
   return outcome.ended;
 }
 
-/** The body of an end, checked: every problem named at once. The date may not lie after `today`. */
-export function readInsuranceEnd(body: unknown, today: string): { cause: InsuranceEndCause; date: string } {
+/**
+ * The body of an end, checked: every problem named at once. The date may not lie after
+ * `today`. A death may name the beneficiary of its death benefit, `beneficiary: { name,
+ * account }` (readBeneficiary): an account the bank rules refuse is BANK_ACCOUNT_INVALID.
+ */
+export function readInsuranceEnd(body: unknown, today: string): { cause: InsuranceEndCause; date: string; beneficiary?: { name: string; account: string } } {
   const value = (body ?? {}) as Record<string, unknown>;
   const problems: string[] = [];
   const cause = value.cause;
@@ -50,6 +57,11 @@ export function readInsuranceEnd(body: unknown, today: string): { cause: Insuran
   if (typeof cause !== 'string' || !(INSURANCE_END_CAUSES as readonly string[]).includes(cause)) problems.push(`cause: one of ${INSURANCE_END_CAUSES.join(', ')}`);
   if (typeof date !== 'string' || !isIsoDate(date) || addDays(date, 0) !== date) problems.push('date: the last day in force, YYYY-MM-DD');
   else if (date > today) problems.push(`date: not after today (${today}): an end is recorded once it has happened`);
+  const reading = value.beneficiary === undefined ? undefined : readBeneficiary(value.beneficiary);
+  if (reading && cause !== 'death') problems.push('beneficiary: only a death has one');
+  else if (reading && !reading.ok && reading.code === 'REQUEST_INVALID') problems.push(reading.problem);
   if (problems.length > 0) throw new GatewayError('REQUEST_INVALID', problems.join('; '));
-  return { cause: cause as InsuranceEndCause, date: date as string };
+  if (reading && !reading.ok) throw new GatewayError(reading.code, reading.problem);
+  const beneficiary = reading?.ok ? { name: reading.beneficiary.name, account: reading.beneficiary.account.digits } : undefined;
+  return { cause: cause as InsuranceEndCause, date: date as string, ...(beneficiary ? { beneficiary } : {}) };
 }

@@ -19,6 +19,8 @@ import { registerSsekRoutes, ssekHttpsOptions } from './ssek.routes.ts';
 import { SsekDirectory } from '../channels/ssek/ssek-parties.ts';
 import { registerInsuranceEndRoutes } from './insurance-end.routes.ts';
 import { registerPayoutStartRoutes } from './payout-start.routes.ts';
+import { registerDeathBenefitRoutes } from './death-benefits.routes.ts';
+import { registerPaymentOrderRoutes } from './payment-orders.routes.ts';
 import { registerCustodianReportRoutes } from './custodian-reports.routes.ts';
 import { registerPayoutNoticeRoutes } from './payout-notices.routes.ts';
 import { registerApplicationNoticeRoutes } from './application-notices.routes.ts';
@@ -111,6 +113,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     await registerLedgerRoutes(staff, options);
     await registerInsuranceEndRoutes(staff, options);
     await registerPayoutStartRoutes(staff, options);
+    await registerDeathBenefitRoutes(staff, options);
+    await registerPaymentOrderRoutes(staff, options);
     await registerCustodianReportRoutes(staff, options);
     await registerPayoutNoticeRoutes(staff, options);
     await registerChannelHealthRoutes(staff, options);

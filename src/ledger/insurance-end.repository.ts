@@ -1,6 +1,7 @@
 import { stockholmDate, type IsoDate } from '../core/calendar-date.ts';
 import type { Sql } from './database.ts';
-import { recordDeathBenefitIfDue, type DeathBenefit } from './death-benefits.repository.ts';
+import { GatewayError } from '../core/gateway-error.ts';
+import { recordBeneficiary, recordDeathBenefitIfDue, type DeathBenefit } from './death-benefits.repository.ts';
 
 /**
  * The end of an insurance (migration 0019): when and why it stopped being in force,
@@ -80,12 +81,25 @@ export interface StaffEnd extends InsuranceEnd {
   readonly deathBenefit?: DeathBenefit;
 }
 
-/** Records an end staff report, and for a `death` the death benefit when one is due; run it in one transaction. */
+/**
+ * Records an end staff report, and for a `death` the death benefit when one is due,
+ * with its beneficiary when given; run it in one transaction. A beneficiary given for a
+ * death that pays no benefit is refused (REQUEST_INVALID), and the end with it.
+ */
 export async function recordStaffEnd(
-  tx: Sql, input: { insuranceNumber: string; endDate: IsoDate; cause: InsuranceEndCause; endedBy: string }, now: Date,
+  tx: Sql,
+  input: { insuranceNumber: string; endDate: IsoDate; cause: InsuranceEndCause; endedBy: string; beneficiary?: { name: string; account: string } | undefined },
+  now: Date,
 ): Promise<EndOutcome<StaffEnd>> {
   const outcome = await endInsurance(tx, input, now);
   if (!('ended' in outcome) || input.cause !== 'death') return outcome;
   const death = await recordDeathBenefitIfDue(tx, { insuranceNumber: input.insuranceNumber, deathDate: input.endDate, recordedBy: input.endedBy, today: stockholmDate(now) }, now);
-  return 'benefit' in death ? { ended: { ...outcome.ended, deathBenefit: death.benefit } } : outcome;
+  if (!('benefit' in death)) {
+    if (input.beneficiary) throw new GatewayError('REQUEST_INVALID', `beneficiary: ${input.insuranceNumber} pays no death benefit (${death.none}), so there is no beneficiary to record.`);
+    return outcome;
+  }
+  if (!input.beneficiary) return { ended: { ...outcome.ended, deathBenefit: death.benefit } };
+  const recorded = await recordBeneficiary(tx, input.insuranceNumber, input.beneficiary, input.endedBy, now);
+  if (!('recorded' in recorded)) throw new Error(`the death benefit of ${input.insuranceNumber} recorded in this transaction cannot take its beneficiary`);
+  return { ended: { ...outcome.ended, deathBenefit: recorded.recorded } };
 }

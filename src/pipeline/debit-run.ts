@@ -53,6 +53,8 @@ export interface RunDeps {
   readonly log: Logger;
   /** Default: the built-in table (YIELD_TAX_RATES); with the configuration's rates, withConfiguredRates. */
   readonly yieldTaxRates?: YieldTaxRateTable;
+  /** The insurer's own account, which payout runs put its payments (a death benefit's 1 %) in payment orders from; none: they wait. */
+  readonly insurerAccount?: GatewayConfig['insurerAccount'];
 }
 
 export interface CustodianRunSummary {
@@ -83,11 +85,11 @@ export interface RunOutcome extends RunSummary {
 
 /** The runs' dependencies from the configuration: the custodians, the insurer's number, the yield tax rates. */
 export function runDepsFrom(
-  config: Pick<GatewayConfig, 'counterparties' | 'ssek' | 'charges'>, scheduler: StageScheduler, log: Logger,
+  config: Pick<GatewayConfig, 'counterparties' | 'ssek' | 'charges' | 'insurerAccount'>, scheduler: StageScheduler, log: Logger,
 ): RunDeps {
   return {
     custodians: custodianDirectory(config.counterparties), insurerOrganisationNumber: config.ssek.organisationNumber, scheduler, log,
-    yieldTaxRates: withConfiguredRates(config.charges.yieldTaxRates),
+    yieldTaxRates: withConfiguredRates(config.charges.yieldTaxRates), ...(config.insurerAccount ? { insurerAccount: config.insurerAccount } : {}),
   };
 }
 

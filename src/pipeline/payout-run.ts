@@ -9,6 +9,7 @@ import { endInsurance } from '../ledger/insurance-end.repository.ts';
 import { DEBIT_ACCOUNTS, type DebitAccountsAccount } from '../messages/debit-accounts.document.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
 import { deathBenefitOrderDays, deathBenefitOrders } from './death-benefit-orders.ts';
+import { orderInsurerShares } from './death-benefit-payments.ts';
 import { handOverRunDocuments, storeCustodianRun, type CustodianRunSummary, type RunDeps, type RunSummary } from './debit-run.ts';
 
 /**
@@ -32,8 +33,10 @@ import { handOverRunDocuments, storeCustodianRun, type CustodianRunSummary, type
  *   notice gets it with the first installment). The ledger holds no address for insured
  *   persons, so payout-notices.job.ts mails the notice to customer service, for the letter;
  * - a death benefit of repayment protection (death-benefit-orders.ts) is ordered once, in
- *   the first run of its custodian after the death was recorded: one sell order of the
- *   whole account and one final payout, recorded on the benefit in the run's transaction;
+ *   the first run of its custodian after the death and the beneficiary's account were
+ *   recorded: one sell order of the whole account and one final payout to that account,
+ *   recorded on the benefit in the run's transaction; the insurer's 1 % of it goes in a
+ *   payment order (pain.001) made in the same transaction (death-benefit-payments.ts);
  * - delivery as in debit-run.ts: the document's bytes and file name are recorded with
  *   the month's orders, and the deliver stage sends that file once the run has
  *   committed — retried, never a second document.
@@ -158,6 +161,8 @@ export async function runPayoutRun(sql: Sql, deps: RunDeps, month: YearMonth, no
     if (summary.body) documents.push({ custodianId, body: summary.body });
   }
   if (options.dryRun) return { runKey, runDate, created, undelivered: [], documents };
+  // The insurer's 1 % of the death benefits ordered (now or by an earlier run): one payment order, in this transaction.
+  await orderInsurerShares(sql, deps, { runKey, runDate, now });
   return { runKey, runDate, created, undelivered: await undeliveredRunDocuments(sql, runKey) };
 }
 

@@ -4,6 +4,7 @@ import type { LoginThrottle } from '../login-throttle.ts';
 import type { HttpServerOptions } from '../server.ts';
 import { registerAuditPage } from './audit.page.ts';
 import { registerCustodianReportsPage } from './custodian-reports.page.ts';
+import { registerDeathBenefitPages } from './death-benefits.page.ts';
 import { html } from './html.ts';
 import { CONSOLE_CSS, notice, page } from './layout.ts';
 import { registerMessagePages } from './messages.page.ts';
@@ -72,6 +73,7 @@ export async function registerConsole(app: FastifyInstance, options: ConsoleOpti
     registerAuditPage(scope, options);
     registerCustodianReportsPage(scope, options);
     registerRunsPage(scope, options);
+    registerDeathBenefitPages(scope, options);
     registerMailAndNoticePages(scope, options);
     registerReviewPages(scope, options);
   });
