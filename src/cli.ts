@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson, runReports, runDebitRunCommand, runPayoutRunCommand, runPayoutNotices, runMailSetAside, runHashSecret } from './cli/commands.ts';
 import { registerInsuranceEndCommand } from './cli/insurance-end.command.ts';
+import { registerInsuranceCommand } from './cli/insurance.command.ts';
 import { registerPayoutStartCommand } from './cli/payout-start.command.ts';
 import { registerDeathBenefitCommand } from './cli/death-benefit.command.ts';
 import { registerPaymentOrdersCommand } from './cli/payment-orders.command.ts';
@@ -116,6 +117,7 @@ program
   .option('--json', 'the outcome as JSON')
   .action((options) => runPayoutRunCommand(program.opts(), options));
 
+registerInsuranceCommand(program);
 registerInsuranceEndCommand(program);
 registerPayoutStartCommand(program);
 registerDeathBenefitCommand(program);

@@ -13,6 +13,7 @@ import { requireStaff } from './staff-auth.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { trustedProxies } from './trusted-proxies.ts';
 import { registerLedgerRoutes } from './ledger.routes.ts';
+import { registerInsuranceViewRoutes } from './insurance-view.routes.ts';
 import { registerMessageRoutes } from './messages.routes.ts';
 import { registerReportingRoutes } from './reporting.routes.ts';
 import { registerSsekRoutes, ssekHttpsOptions } from './ssek.routes.ts';
@@ -111,6 +112,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     await requireStaff(staff, config.staff.users, throttle, sessions);
     await registerMessageRoutes(staff, options);
     await registerLedgerRoutes(staff, options);
+    await registerInsuranceViewRoutes(staff, options);
     await registerInsuranceEndRoutes(staff, options);
     await registerPayoutStartRoutes(staff, options);
     await registerDeathBenefitRoutes(staff, options);

@@ -3,6 +3,7 @@ import { isGatewayError } from '../../core/gateway-error.ts';
 import type { LoginThrottle } from '../login-throttle.ts';
 import type { HttpServerOptions } from '../server.ts';
 import { registerAuditPage } from './audit.page.ts';
+import { registerInsurancePage } from './insurance.page.ts';
 import { registerCustodianReportsPage } from './custodian-reports.page.ts';
 import { registerDeathBenefitPages } from './death-benefits.page.ts';
 import { html } from './html.ts';
@@ -76,6 +77,7 @@ export async function registerConsole(app: FastifyInstance, options: ConsoleOpti
     registerDeathBenefitPages(scope, options);
     registerMailAndNoticePages(scope, options);
     registerReviewPages(scope, options);
+    registerInsurancePage(scope, options);
   });
 }
 

@@ -9,6 +9,7 @@ import { appendStaffAudit } from '../../ledger/staff-audit.repository.ts';
 import { replayMessage } from '../../pipeline/replay.ts';
 import type { HttpServerOptions } from '../server.ts';
 import { html, type Html } from './html.ts';
+import { insuranceLink } from './insurance-link.ts';
 import { formatTime, notice, page } from './layout.ts';
 import { highlightXml, prettyPrintXml } from './xml-view.ts';
 
@@ -101,7 +102,7 @@ async function detailPage(
 ${shown.status === 'dead' && staff.role === 'operator' ? replayForm(shown.id, staff.csrfToken ?? '') : ''}
 <h2>What it is about</h2>
 ${keys.length === 0 ? html`<p>No document keys recorded (not applied, or applied before the console existed).</p>`
-    : html`<table id="keys"><tr><th>Kind</th><th>Value</th></tr>${keys.map((key) => html`<tr><td>${key.kind}</td><td>${key.value}</td></tr>`)}</table>`}
+    : html`<table id="keys"><tr><th>Kind</th><th>Value</th></tr>${keys.map((key) => html`<tr><td>${key.kind}</td><td>${key.kind === 'insurance' ? insuranceLink(key.value) : key.value}</td></tr>`)}</table>`}
 <h2>Document as received</h2>
 ${raw?.raw ? html`<p><a id="download-raw" href="/console/messages/${shown.id}/raw">Download as received</a></p>
 <pre id="raw">${highlightXml(prettyPrintXml(rawText(raw.raw)))}</pre>` : html`<p>Kept in the document store: ${raw?.rawLocation ?? ''}</p>`}

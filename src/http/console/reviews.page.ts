@@ -7,6 +7,7 @@ import { APPLICATION_STATUSES } from '../application-review.routes.ts';
 import type { HttpServerOptions } from '../server.ts';
 import { WITHDRAWAL_STATUSES } from '../withdrawal-review.routes.ts';
 import { html } from './html.ts';
+import { insuranceLink } from './insurance-link.ts';
 import { choices, formatTime, listTable, notice, page, type Column } from './layout.ts';
 
 /**
@@ -52,12 +53,12 @@ const APPLICATION_COLUMNS: readonly Column<ApplicationSummary>[] = [
   ['Status', (application) => application.status], ['Submitted', (application) => formatTime(application.submittedAt)],
   ['Customer', (application) => maskPersonalIdentityNumbers(application.customerId)], ['Product', (application) => `${application.productName} (${application.productId})`],
   ['Firm / advisor', (application) => `${application.firmOrganisationNumber} / ${application.advisorCode}`],
-  ['Issued as', (application) => application.insuranceId ?? application.agreementId ?? ''],
+  ['Issued as', (application) => (application.insuranceId ? insuranceLink(application.insuranceId) : application.agreementId ?? '')],
 ];
 
 const WITHDRAWAL_COLUMNS: readonly Column<WithdrawalSummary>[] = [
   ['Request', (request) => request.requestId], ['Status', (request) => request.status], ['Requested', (request) => `${formatTime(request.requestedAt)} by ${request.requestedBy}`],
-  ['Insurance', (request) => request.insuranceNumber], ['Customer', (request) => maskPersonalIdentityNumbers(request.customerId)],
+  ['Insurance', (request) => insuranceLink(request.insuranceNumber)], ['Customer', (request) => maskPersonalIdentityNumbers(request.customerId)],
   ['Custodian', (request) => request.custodianId], ['Amount (SEK)', (request) => request.amount], ['To account', (request) => `${request.bankName} ${request.accountNumber}`],
   ['Decision', (request) => request.decision ?? ''], ['Order', (request) => request.documentId ?? ''],
 ];

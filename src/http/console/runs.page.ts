@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { listRuns, type RunListEntry } from '../../ledger/run-list.repository.ts';
 import type { HttpServerOptions } from '../server.ts';
 import { html } from './html.ts';
+import { insuranceLink } from './insurance-link.ts';
 import { choices, formatTime, listTable, notice, page, type Column } from './layout.ts';
 
 /**
@@ -43,5 +44,5 @@ const RUN_COLUMNS: readonly Column<RunListEntry>[] = [
 
 const HELD_COLUMNS: readonly Column<RunListEntry['held'][number] & { run: RunListEntry }>[] = [
   ['Run', (entry) => entry.run.runKey], ['Custodian', (entry) => entry.run.custodianId], ['Account', (entry) => entry.accountNumber],
-  ['Insurance', (entry) => entry.insuranceNumber], ['Why', (entry) => entry.reason],
+  ['Insurance', (entry) => insuranceLink(entry.insuranceNumber)], ['Why', (entry) => entry.reason],
 ];

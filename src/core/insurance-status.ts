@@ -1,0 +1,32 @@
+import type { IsoDate } from './calendar-date.ts';
+
+/**
+ * Where an insurance stands on a day, in one word for staff: what the staff view of
+ * an insurance (`depot-gateway insurance`, GET /api/insurances/:number, the console's
+ * insurance page) leads with. Derived from the ledger's dated facts, never stored:
+ *
+ * - `ended`: its end is recorded (insurances.end_date: moved to another insurer,
+ *   surrendered, the insured's death, or paid out by the payout run) — final, whatever
+ *   the day, as an end is recorded once and never undone;
+ * - `in payout`: the insured started the payout (a `payouts` row), not yet paid out;
+ * - `paid-up`: paid-up (fribrev) on or before the day: no more premiums, capital invested;
+ * - `not yet in force`: it starts after the day;
+ * - `in force`: otherwise.
+ */
+export const INSURANCE_STATUSES = ['in force', 'not yet in force', 'paid-up', 'in payout', 'ended'] as const;
+export type InsuranceStatus = (typeof INSURANCE_STATUSES)[number];
+
+export interface InsuranceStatusFacts {
+  readonly startDate: IsoDate;
+  readonly endDate: IsoDate | null;
+  readonly paidUpFrom: IsoDate | null;
+  readonly inPayout: boolean;
+}
+
+export function insuranceStatus(facts: InsuranceStatusFacts, today: IsoDate): InsuranceStatus {
+  if (facts.endDate !== null) return 'ended';
+  if (facts.inPayout) return 'in payout';
+  if (facts.paidUpFrom !== null && facts.paidUpFrom <= today) return 'paid-up';
+  if (facts.startDate > today) return 'not yet in force';
+  return 'in force';
+}
