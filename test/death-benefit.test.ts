@@ -23,6 +23,7 @@ import { deathBenefitOrderDays } from '../src/pipeline/death-benefit-orders.ts';
 import { makeRun, runDepsFrom } from '../src/pipeline/debit-run.ts';
 import { runPayoutRun, schedulePayout } from '../src/pipeline/payout-run.ts';
 import { createDemoLedgerTemplate, createTestDatabase, startTestGateway, testSettings } from './support/harness.ts';
+import { signInToConsole } from './support/console-session.ts';
 import { runCliToEnd, writeConfigFile } from './support/processes.ts';
 
 /** The insured's registered payout account, as staff register a payout. */
@@ -128,6 +129,12 @@ test('a death before payout of a K insurance with repayment protection → one s
     const waiting = await staff('GET', '/api/death-benefits?waiting=true');
     expect((waiting.body.deathBenefits as { insuranceNumber: string; status: string }[]).map(({ insuranceNumber, status }) => [insuranceNumber, status]))
       .toEqual([['INS-200003', 'awaiting-beneficiary']]);
+    // The console's page says the same.
+    const session = await signInToConsole(gateway.http!, 'staff', 'test-password');
+    const consolePage = async (url: string) => (await gateway.http!.inject({ url, headers: { cookie: session.cookie } }));
+    const benefitsPage = (await consolePage('/console/death-benefits?waiting=true')).body;
+    assert.match(benefitsPage, /<td>INS-200003<\/td><td>2026-05-19<\/td><td>waiting for the beneficiary&#39;s account<\/td>/);
+    assert.doesNotMatch(benefitsPage, /INS-100006/, 'ordered and paid: not waiting');
 
     // June's payment order: Eva's 1 %, from the insurer's account to her IBAN on the payout's pay-by day.
     const [june] = await paymentOrders();
@@ -194,6 +201,12 @@ test('a death before payout of a K insurance with repayment protection → one s
     assert.deepEqual([shown.code, shown.stdout], [0, june.xml], shown.stderr);
     const none = await staff('GET', '/api/death-benefits?waiting=true');
     expect(none.body.deathBenefits).toStrictEqual([]);
+    // The console lists both files for finance staff, and downloads each as made.
+    const ordersPage = (await consolePage('/console/payment-orders')).body;
+    assert.deepEqual([...ordersPage.matchAll(/<a href="\/console\/payment-orders\/(PO-[0-9A-Z]+)\/file">/g)].map((m) => m[1]), [july.id, june.id]);
+    const file = await consolePage(`/console/payment-orders/${june.id}/file`);
+    assert.deepEqual([file.statusCode, file.headers['content-disposition'], file.body], [200, `attachment; filename="${june.id}.pain.001.001.03.xml"`, june.xml]);
+    assert.match((await consolePage('/console/death-benefits')).body, new RegExp(`<td>INS-100006</td><td>2026-05-18</td><td>ordered and in a payment order</td>[\\s\\S]*?${june.id}`));
 
     /** The payment orders, newest first: each file and what it says. */
     async function paymentOrders() {
