@@ -175,8 +175,8 @@ describe('SSEK endpoint over HTTP, senders identified by their signatures', () =
     const { rows: fees } = await gateway.deps.db.query(`SELECT 1 FROM insurance_fees WHERE value = 320`);
     assert.equal(fees.length, 1, 'applied once');
     const { rows: messages } = await gateway.deps.db.query<{ status: string; error_code: string | null }>(`SELECT status, error_code FROM messages WHERE external_id = $1 ORDER BY seq`, [txId]);
-    // The TxId is the transport key: the other body under it is recorded as FILE_NAME_REUSED, and faulted.
-    assert.deepEqual(messages.map((m) => [m.status, m.error_code]), [['applied', null], ['duplicate', 'DUPLICATE_DOCUMENT'], ['rejected', 'FILE_NAME_REUSED']], 'every envelope is recorded');
+    // The TxId is the transport key: the repeat records nothing; the other body under it is recorded as FILE_NAME_REUSED, and faulted.
+    assert.deepEqual(messages.map((m) => [m.status, m.error_code]), [['applied', null], ['rejected', 'FILE_NAME_REUSED']]);
     const { rows: applied } = await gateway.deps.db.query(`SELECT 1 FROM insurance_fees WHERE value = 330`);
     assert.equal(applied.length, 0);
   });

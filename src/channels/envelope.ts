@@ -34,6 +34,17 @@ export interface Envelope {
    * answers nothing new for it.
    */
   readonly inboxFile?: boolean;
+  /**
+   * The external id is the sender's own key of this delivery (SSEK's TxId), which it
+   * sends again unchanged when it did not get the answer. Offered again under that key
+   * with the same content, the envelope is that delivery: intake records and answers
+   * nothing new, and gives the receipt of the message recorded the first time
+   * (`recordedBefore`) — an original, a duplicate or a rejection. With other content it
+   * is recorded FILE_NAME_REUSED. Such envelopes are recorded each in a transaction of
+   * its own under a lock on the key, so one delivery offered several times at once is
+   * recorded once.
+   */
+  readonly externalIdNamesDelivery?: true;
 }
 
 /** Intake's answer, given only after the message is durably recorded. */
@@ -44,8 +55,9 @@ export interface IntakeReceipt {
   readonly duplicateOf?: string;
   readonly errorCode?: ErrorCode;
   /**
-   * An inbox file already recorded as `messageId` whose move out of the inbox was never
-   * recorded (a stop or a failed move in between): nothing new was recorded or answered.
+   * Nothing new was recorded or answered: the envelope is a delivery recorded before as
+   * `messageId` — an inbox file whose move out of the inbox was never recorded (a stop or
+   * a failed move in between), or an envelope with `externalIdNamesDelivery` sent again.
    * `status` and `errorCode` are those intake gave it then.
    */
   readonly recordedBefore?: true;

@@ -121,6 +121,38 @@ export async function findOriginal(
   return rows[0] ? { id: rows[0].id, matched: 'file name' } : undefined;
 }
 
+/** A message recorded before under a delivery's key, and whether it has the same content. */
+export interface EarlierDelivery {
+  readonly messageId: string;
+  readonly status: MessageStatus;
+  readonly errorCode: string | null;
+  readonly sameContent: boolean;
+}
+
+/**
+ * For a channel whose external id is its sender's key of one delivery (SSEK's TxId):
+ * the message recorded under the counterparty's key with this content, else the first
+ * recorded under it with other content (one rejected as malformed XML claims nothing,
+ * migration 0020). Takes the key's transaction lock first, so that offers of one
+ * delivery made at once look one after the other, each after the one before has
+ * committed: call it inside the transaction that records the document. Looked up in its
+ * own statement, after the lock, so it sees what the lock's holder committed.
+ */
+export async function findEarlierDelivery(
+  tx: Sql,
+  document: { counterpartyId: string; channel: string; externalId: string; sha256: string },
+): Promise<EarlierDelivery | undefined> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`delivery ${document.counterpartyId} ${document.channel} ${document.externalId}`]);
+  const { rows } = await tx.query<{ id: string; status: MessageStatus; error_code: string | null; same_content: boolean }>(
+    `SELECT id, status, error_code, sha256 = $4 AS same_content FROM messages
+      WHERE counterparty_id = $1 AND channel = $2 AND external_id = $3 AND (sha256 = $4 OR error_code IS DISTINCT FROM 'XML_MALFORMED')
+      ORDER BY sha256 = $4 DESC, seq LIMIT 1`,
+    [document.counterpartyId, document.channel, document.externalId, document.sha256],
+  );
+  const row = rows[0];
+  return row && { messageId: row.id, status: row.status, errorCode: row.error_code, sameContent: row.same_content };
+}
+
 /**
  * Inserts a received document. Returns false when a concurrent intake recorded the
  * same original first (the unique indexes on external id, content and MessageId said so).

@@ -1,8 +1,8 @@
 import type { Sql } from './database.ts';
 
 /**
- * Queries of the SSEK endpoint: its transaction rows, and the original message a
- * sender's TxId names (the message store's external id of an SSEK message is its TxId).
+ * Queries of the SSEK endpoint: its transaction rows, and the message a sender's TxId
+ * names (the message store's external id of an SSEK message is its TxId).
  */
 export type SsekFlowName = 'sync' | 'pull' | 'push';
 
@@ -46,11 +46,14 @@ export async function getSsekTransaction(sql: Sql, messageId: string): Promise<S
   };
 }
 
-/** The first message a counterparty sent by SSEK under a TxId, with its content hash. */
-export async function findMessageByTxId(sql: Sql, counterpartyId: string, txId: string): Promise<{ id: string; sha256: string } | undefined> {
-  const { rows } = await sql.query<{ id: string; sha256: string }>(
-    `SELECT id, sha256 FROM messages
-      WHERE counterparty_id = $1 AND channel = 'ssek' AND external_id = $2 AND duplicate_of IS NULL
+/**
+ * The first message a counterparty sent by SSEK under a TxId — an original, a duplicate
+ * or a rejection: what the TxId answers (looked up by migration 0038's index).
+ */
+export async function findMessageByTxId(sql: Sql, counterpartyId: string, txId: string): Promise<{ id: string } | undefined> {
+  const { rows } = await sql.query<{ id: string }>(
+    `SELECT id FROM messages
+      WHERE counterparty_id = $1 AND channel = 'ssek' AND external_id = $2
       ORDER BY seq LIMIT 1`,
     [counterpartyId, txId],
   );

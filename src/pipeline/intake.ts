@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
 import { GatewayError } from '../core/gateway-error.ts';
 import type { Envelope, IntakeOutcome, IntakePort, IntakeReceipt } from '../channels/envelope.ts';
-import { findOriginal, insertMessage, insertReceivedMessages, isOneStatement, type NewMessage } from '../ledger/messages.repository.ts';
+import { findEarlierDelivery, findOriginal, insertMessage, insertReceivedMessages, isOneStatement, type NewMessage } from '../ledger/messages.repository.ts';
 import { writeRejectionResponse, requestNameOf } from './finish-rejected.ts';
 import { newMessageId } from './message-id.ts';
 import { findRecordedInboxFile, recordInboxFileGrew, recordInboxFileNotMoved, recordInboxFilesMoved, type RecordedInboxFile } from '../ledger/inbox-files.repository.ts';
@@ -27,6 +27,9 @@ import type { DocumentErrorOutcome } from '../messages/message-type.ts';
  *  - records nothing for an inbox file it recorded before whose move out of the inbox
  *    was never recorded (a stop or a failed move in between): the channel moves it,
  *    and its sender is answered once,
+ *  - records nothing for an envelope whose external id is its sender's key of one
+ *    delivery (an SSEK TxId) sent again with the same content, however many are sent
+ *    at once: its receipt is the first one's,
  *  - keeps a custodian's large report (over limits.maxDocumentBytes, up to
  *    limits.maxReportBytes) in the document store rather than a database row,
  *  - records any other document over the size limit without reading it into memory,
@@ -81,13 +84,16 @@ async function receiveMany(deps: PipelineDeps, envelopes: readonly Envelope[]): 
 
   // The common case, every new document in one statement; the unique indexes on
   // external id and content leave out duplicates, which are then recorded one by one.
-  const fresh = prepared.flatMap((p) => ('value' in p && p.value.message.status === 'received' ? [p.value.message] : []));
+  // A delivery under its sender's key is looked for under the key's lock first: one by one.
+  const batched = (p: PreparedOutcome, index: number): p is { value: Prepared } =>
+    'value' in p && p.value.message.status === 'received' && !envelopes[index]?.externalIdNamesDelivery;
+  const fresh = prepared.flatMap((p, index) => (batched(p, index) ? [p.value.message] : []));
   let inserted = new Set<string>();
   try {
     // All or none: a document failing to record leaves the whole lot to be offered again.
     inserted = isOneStatement(fresh) ? await insertReceivedMessages(deps.db, fresh) : await deps.db.transaction((tx) => insertReceivedMessages(tx, fresh));
   } catch (error) {
-    for (const [index, p] of prepared.entries()) if ('value' in p && p.value.message.status === 'received') outcomes[index] = { error };
+    for (const [index, p] of prepared.entries()) if (batched(p, index)) outcomes[index] = { error };
   }
   for (const [index, p] of prepared.entries()) {
     if (outcomes[index] || !('value' in p)) continue;
@@ -96,11 +102,16 @@ async function receiveMany(deps: PipelineDeps, envelopes: readonly Envelope[]): 
       outcomes[index] = { receipt: { messageId: message.id, status: 'received' } };
       continue;
     }
-    outcomes[index] = await recordWithAnswer(deps, message, rejectionText).then((receipt) => ({ receipt }), (error: unknown) => ({ error }));
+    const namesDelivery = envelopes[index]?.externalIdNamesDelivery === true;
+    outcomes[index] = await recordWithAnswer(deps, message, rejectionText, namesDelivery).then((receipt) => ({ receipt }), (error: unknown) => ({ error }));
   }
   countReceived(deps, prepared, outcomes);
 
-  for (const message of fresh) if (message.raw && inserted.has(message.id)) deps.handOff?.raw.set(message.id, message.raw);
+  for (const [index, p] of prepared.entries()) {
+    const outcome = outcomes[index];
+    const recorded = outcome && 'receipt' in outcome && outcome.receipt.status === 'received' && 'value' in p && outcome.receipt.messageId === p.value.message.id;
+    if (recorded && p.value.message.raw) deps.handOff?.raw.set(p.value.message.id, p.value.message.raw);
+  }
   // A file recorded before goes on (or went) its way under its first message: nothing to queue.
   const receipts = outcomes.flatMap((o) => (o && 'receipt' in o && !o.receipt.recordedBefore ? [o.receipt] : []));
   try {
@@ -201,8 +212,11 @@ function notFetched(deps: PipelineDeps, base: ReturnType<typeof messageBase>['ba
   };
 }
 
-/** Records a duplicate or an oversized document together with the response that answers it. */
-async function recordWithAnswer(deps: PipelineDeps, message: NewMessage, rejectionText?: string): Promise<IntakeReceipt> {
+/**
+ * Records a duplicate or an oversized document together with the response that answers
+ * it; and a delivery under its sender's key (`namesDelivery`), whatever it turns out to be.
+ */
+async function recordWithAnswer(deps: PipelineDeps, message: NewMessage, rejectionText?: string, namesDelivery = false): Promise<IntakeReceipt> {
   const now = deps.clock();
   return deps.db.transaction(async (tx): Promise<IntakeReceipt> => {
     if (message.inboxFile) {
@@ -210,16 +224,14 @@ async function recordWithAnswer(deps: PipelineDeps, message: NewMessage, rejecti
       const earlier = await findRecordedInboxFile(tx, { counterpartyId: message.counterpartyId, fileName: message.externalId, sha256: message.sha256, sizeBytes: message.sizeBytes });
       if (earlier) return receiptOfEarlier(earlier);
     }
-    const original = await findOriginal(tx, { ...message, headerMessageId: message.headerMessageId ?? null });
-    if (original?.matched === 'file name') {
-      // Another document under a transport key already used: not this one again, and not taken either.
-      await insertMessage(tx, { ...message, status: 'rejected', errorCode: 'FILE_NAME_REUSED', duplicateOf: original.id });
-      await writeIntakeRejection(tx, message, now, {
-        code: 'FILE_NAME_REUSED',
-        text: `The name ${message.externalId} was used before for another document (message ${original.id}); this one was not processed. Send it under a new file name, with a MessageId not used before.`,
-      });
-      return { messageId: message.id, status: 'rejected', errorCode: 'FILE_NAME_REUSED' };
+    if (namesDelivery) {
+      // This very delivery sent again (after the lock: of those sent at once, the first records it).
+      const earlier = await findEarlierDelivery(tx, message);
+      if (earlier?.sameContent) return receiptOfEarlier(earlier);
+      if (earlier) return recordNameReused(tx, message, earlier.messageId, now);
     }
+    const original = await findOriginal(tx, { ...message, headerMessageId: message.headerMessageId ?? null });
+    if (original?.matched === 'file name') return recordNameReused(tx, message, original.id, now);
     if (original) {
       const duplicate: NewMessage = { ...message, status: 'duplicate', errorCode: 'DUPLICATE_DOCUMENT', duplicateOf: original.id };
       await insertMessage(tx, duplicate);
@@ -239,9 +251,19 @@ async function recordWithAnswer(deps: PipelineDeps, message: NewMessage, rejecti
     return { messageId: message.id, status: 'received' };
   }).catch(async (error: unknown) => {
     // Lost a race with a concurrent identical document: record this one again as its duplicate.
-    if (error instanceof GatewayError && /concurrent intake/.test(error.message)) return recordWithAnswer(deps, { ...message }, rejectionText);
+    if (error instanceof GatewayError && /concurrent intake/.test(error.message)) return recordWithAnswer(deps, { ...message }, rejectionText, namesDelivery);
     throw error;
   });
+}
+
+/** Another document under a transport key already used: not that one again, and not taken either. */
+async function recordNameReused(tx: Sql, message: NewMessage, earlierId: string, now: Date): Promise<IntakeReceipt> {
+  await insertMessage(tx, { ...message, status: 'rejected', errorCode: 'FILE_NAME_REUSED', duplicateOf: earlierId });
+  await writeIntakeRejection(tx, message, now, {
+    code: 'FILE_NAME_REUSED',
+    text: `The name ${message.externalId} was used before for another document (message ${earlierId}); this one was not processed. Send it under a new file name, with a MessageId not used before.`,
+  });
+  return { messageId: message.id, status: 'rejected', errorCode: 'FILE_NAME_REUSED' };
 }
 
 /**

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { GatewayError } from '../../core/gateway-error.ts';
 import { CATALOGUE_NAMESPACE } from '../../messages/catalogue-namespace.ts';
 import { getResponse } from '../../ledger/responses.repository.ts';
@@ -17,9 +16,13 @@ import { verifyRequestSignature } from './ws-security.ts';
  *  - sync: with its response when it is ready within `syncWaitMs`, else a receipt;
  *  - pull and push: with a receipt at once (the response is fetched with GetResponse,
  *    or pushed by the deliver stage);
- *  - a repeated TxId: with the first document's answer when the body is the same, with
- *    a TxIdAlreadyReceived fault when it differs. The repeat is recorded all the same.
- * GetResponse (pull) reads the message store only and records nothing.
+ *  - a repeated TxId: with the answer to the first document sent under it when the body
+ *    is the same — its response (or receipt), or the MessageRejected of a duplicate or a
+ *    rejection — and with a TxIdAlreadyReceived fault when it differs. Intake records
+ *    nothing new for the repeat, also when several are sent at once (the TxId names
+ *    the delivery: `externalIdNamesDelivery`).
+ * GetResponse (pull) reads the message store only and records nothing: it answers for
+ * the first document sent under the TxId, as a repeat of it would be answered.
  */
 export interface SsekEndpointOptions {
   readonly db: Database;
@@ -61,35 +64,27 @@ async function receiveDocument(options: SsekEndpointOptions, party: SsekParty, r
     receivedAt: options.clock(),
     content: { bytes: content },
     metadata: { txId, senderId: request.senderId?.value, senderIdType: request.senderId?.type, flow, documentType: request.documentName },
+    externalIdNamesDelivery: true,
   });
   await recordSsekTransaction(options.db, {
     messageId: receipt.messageId, counterpartyId: party.counterpartyId, txId, senderId: request.senderId?.value ?? '',
     flow, answeredInline: receipt.status !== 'received',
   });
-  let answered = receipt.messageId;
   if (receipt.errorCode === 'FILE_NAME_REUSED') {
     // The TxId is this channel's transport key: another document under it is a fault, as before intake knew MessageIds.
-    const original = await findMessageByTxId(options.db, party.counterpartyId, txId);
-    throw new GatewayError('SSEK_TX_ID_ALREADY_RECEIVED', `TxId ${txId} was received before with another document (message ${original?.id ?? 'unknown'}); send a changed document under a new TxId.`);
+    const first = await findMessageByTxId(options.db, party.counterpartyId, txId);
+    throw new GatewayError('SSEK_TX_ID_ALREADY_RECEIVED', `TxId ${txId} was received before with another document (message ${first?.id ?? 'unknown'}); send a changed document under a new TxId.`);
   }
-  if (receipt.status === 'duplicate') {
-    const original = await findMessageByTxId(options.db, party.counterpartyId, txId);
-    if (original) {
-      if (original.sha256 !== createHash('sha256').update(content).digest('hex')) {
-        throw new GatewayError('SSEK_TX_ID_ALREADY_RECEIVED', `TxId ${txId} was received before with another document (message ${original.id}); send a changed document under a new TxId.`);
-      }
-      answered = original.id;
-    }
-  }
-  return answerFor(options, answered, txId, flow, flow === 'sync' ? options.syncWaitMs : 0);
+  // A new document, a duplicate of one sent under another TxId, or (sent again) the message recorded the first time.
+  return answerFor(options, receipt.messageId, txId, flow, flow === 'sync' ? options.syncWaitMs : 0);
 }
 
 async function answerPull(options: SsekEndpointOptions, party: SsekParty, request: SsekRequest): Promise<string> {
   const txId = request.documentRoot.children.find((child) => child.name === 'TxId')?.text.trim();
   if (!txId) throw new GatewayError('SSEK_ENVELOPE_INVALID', 'GetResponse needs the TxId of the document whose response is wanted.');
-  const original = await findMessageByTxId(options.db, party.counterpartyId, txId);
-  if (!original) throw new GatewayError('SSEK_TX_ID_NOT_FOUND', `Nothing was received from this sender with TxId ${txId}.`);
-  return answerFor(options, original.id, txId, 'pull', 0);
+  const first = await findMessageByTxId(options.db, party.counterpartyId, txId);
+  if (!first) throw new GatewayError('SSEK_TX_ID_NOT_FOUND', `Nothing was received from this sender with TxId ${txId}.`);
+  return answerFor(options, first.id, txId, 'pull', 0);
 }
 
 /** The message's response, waiting for it up to `waitMs`; a receipt when it is not ready by then. */
