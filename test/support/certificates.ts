@@ -1,20 +1,15 @@
 /**
- * Certificates for the TLS and signature tests, made with the openssl CLI in a temp
- * folder: a CA, a server certificate for 127.0.0.1 signed by it, client certificates
- * signed by it, and a self-signed signing certificate. Removed with `remove()`.
+ * Certificates for the TLS and signature tests in a temp folder, from the local
+ * certificate authority (src/bankid/local-certificate-authority.ts, the openssl CLI): a
+ * CA, a server certificate for 127.0.0.1 signed by it, client certificates signed by it,
+ * and self-signed signing certificates. Removed with `remove()`.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { createLocalCertificateAuthority, type CertificatePaths } from '../../src/bankid/local-certificate-authority.ts';
 
-const run = promisify(execFile);
-
-export interface CertificatePaths {
-  readonly cert: string;
-  readonly key: string;
-}
+export type { CertificatePaths };
 
 export interface TestCertificates {
   readonly dir: string;
@@ -29,29 +24,14 @@ export interface TestCertificates {
 
 export async function makeTestCertificates(): Promise<TestCertificates> {
   const dir = await mkdtemp(join(tmpdir(), 'dg-certs-'));
-  const paths = (name: string): CertificatePaths => ({ cert: join(dir, `${name}.pem`), key: join(dir, `${name}.key`) });
-  const ca = paths('ca');
-  await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=depot-gateway test CA', '-keyout', ca.key, '-out', ca.cert]);
-  const issue = async (name: string, commonName: string, extensions: string[]) => {
-    const out = paths(name);
-    const csr = join(dir, `${name}.csr`);
-    await run('openssl', ['req', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${commonName}`, '-keyout', out.key, '-out', csr]);
-    const extFile = join(dir, `${name}.ext`);
-    await writeFile(extFile, extensions.join('\n') + '\n');
-    await run('openssl', ['x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-CAcreateserial', '-days', '2', '-extfile', extFile, '-out', out.cert]);
-    return out;
-  };
-  const server = await issue('server', '127.0.0.1', ['subjectAltName=IP:127.0.0.1,DNS:localhost', 'extendedKeyUsage=serverAuth']);
+  const authority = await createLocalCertificateAuthority(dir, { commonName: 'depot-gateway test CA', days: 2 });
+  const server = await authority.issue('server', '127.0.0.1', 'server');
   return {
     dir,
-    ca,
+    ca: authority.ca,
     server,
-    client: (commonName) => issue(`client-${commonName}`, commonName, ['extendedKeyUsage=clientAuth']),
-    async signing(commonName) {
-      const out = paths(`signing-${commonName}`);
-      await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${commonName}`, '-keyout', out.key, '-out', out.cert]);
-      return out;
-    },
+    client: (commonName) => authority.issue(`client-${commonName}`, commonName, 'client'),
+    signing: (commonName) => authority.selfSigned(`signing-${commonName}`, commonName),
     remove: () => rm(dir, { recursive: true, force: true }),
   };
 }
