@@ -20,7 +20,8 @@ import type { Database } from './ledger/database.ts';
 import { migrate } from './ledger/migrate.ts';
 import { DocumentStore } from './ledger/document-store.ts';
 import { openPostgresDatabase } from './ledger/postgres.database.ts';
-import { seedDemoData } from './ledger/demo-data.ts';
+import { DEMO_PEOPLE, seedDemoData } from './ledger/demo-data.ts';
+import { startBankIdTestServer, type BankIdTestServer } from './bankid/bankid-test-server.ts';
 import { Catalogue } from './messages/catalogue.ts';
 import { processSchemaValidator } from './messages/validation-thread.ts';
 import { ValidatorOnFirstUse } from './messages/validator-on-first-use.ts';
@@ -91,15 +92,17 @@ export interface Gateway {
   readonly metricsHttp?: FastifyInstance;
   readonly folders: ReadonlyMap<string, string>;
   readonly log: Logger;
+  /** The local BankID test server this process started beside its api role (`bankidTestServer`). */
+  readonly bankIdTestServer?: BankIdTestServer;
   close(): Promise<void>;
 }
 
-export async function openGateway(config: Readonly<GatewayConfig>, options: GatewayOptions): Promise<Gateway> {
+export async function openGateway(configured: Readonly<GatewayConfig>, options: GatewayOptions): Promise<Gateway> {
   // First, whatever the roles: a refused configuration has opened no database, run no
   // migration, scheduled no calendar job and made no folder by the time it is refused.
-  await refuseDemoSecrets(config);
-  const log = options.log ?? pino(gatewayLoggerOptions(config.logLevel));
-  const dataDir = resolve(config.dataDir);
+  await refuseDemoSecrets(configured);
+  const log = options.log ?? pino(gatewayLoggerOptions(configured.logLevel));
+  const dataDir = resolve(configured.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const closers: (() => Promise<unknown>)[] = [];
   const stopping = new AbortController();
@@ -108,6 +111,12 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
     for (const closer of closers.reverse()) await closer().catch((error: unknown) => log.warn({ err: error }, 'error while closing'));
   };
   try {
+    // The demo's BankID, beside the api role that calls it; the rest of the gateway sees an ordinary `bankid` setting.
+    const bankIdTestServer = configured.bankidTestServer && options.roles.includes('api')
+      ? await startBankIdTestServer({ certificateDir: join(dataDir, 'bankid-test'), people: DEMO_PEOPLE })
+      : undefined;
+    if (bankIdTestServer) closers.push(() => bankIdTestServer.close());
+    const config: Readonly<GatewayConfig> = bankIdTestServer ? Object.freeze({ ...configured, bankid: bankIdTestServer.settings }) : configured;
     const db = options.db ?? (await openDatabase(config, dataDir));
     if (!options.db) closers.push(() => db.close());
     await migrate(db);
@@ -259,7 +268,7 @@ export async function openGateway(config: Readonly<GatewayConfig>, options: Gate
       closers.push(() => server.close());
       await metricsHttp.listen({ port: config.metricsPort, host: config.host });
     }
-    return { config, deps, intake, queues, http, metricsHttp, folders, log, close };
+    return { config, deps, intake, queues, http, metricsHttp, folders, log, close, ...(bankIdTestServer ? { bankIdTestServer } : {}) };
   } catch (error) {
     await close();
     throw error;

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson, runReports, runDebitRunCommand, runPayoutRunCommand, runPayoutNotices, runMailSetAside, runHashSecret } from './cli/commands.ts';
 import { registerInsuranceEndCommand } from './cli/insurance-end.command.ts';
+import { registerBankIdTestServerCommand } from './cli/bankid-test-server.command.ts';
 import { registerInsuranceCommand } from './cli/insurance.command.ts';
 import { registerPayoutStartCommand } from './cli/payout-start.command.ts';
 import { registerDeathBenefitCommand } from './cli/death-benefit.command.ts';
@@ -143,6 +144,7 @@ registerApplicationsCommand(program);
 registerWithdrawalsCommand(program);
 registerPowersOfAttorneyCommand(program);
 registerCompanySignatoriesCommand(program);
+registerBankIdTestServerCommand(program);
 
 program
   .command('hash-secret')

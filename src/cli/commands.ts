@@ -67,7 +67,7 @@ export async function runStart(options: GlobalOptions, roles: readonly Role[]): 
   const address = gateway.http?.server.address();
   const folders = roles.includes('watch') ? gateway.folders : new Map<string, string>();
   const portOf = (listening: string | AddressInfo | null | undefined) => (listening && typeof listening === 'object' ? listening.port : undefined);
-  const summary = buildStartSummary(settings, folders, portOf(address), process.pid, portOf(gateway.metricsHttp?.server.address()));
+  const summary = buildStartSummary(settings, folders, portOf(address), process.pid, portOf(gateway.metricsHttp?.server.address()), gateway.bankIdTestServer?.pageUrl);
   if (format === 'pretty') process.stdout.write(formatStartSummary(summary));
   else log.info(summary, 'where to look');
   stopOnSignals(gateway, log);

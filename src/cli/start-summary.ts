@@ -3,8 +3,9 @@ import { counterpartySubfolder } from '../channels/folder.layout.ts';
 
 /**
  * What `start` says last: where a newcomer looks — each counterparty's inbox and
- * outbox, the queue dashboard and its login, the staff API — and how to stop. At a
- * terminal it is a few plain lines; in a JSON log, one record with the same facts.
+ * outbox, the queue dashboard and its login, the staff API, the demo's BankID test
+ * page — and how to stop. At a terminal it is a few plain lines; in a JSON log, one
+ * record with the same facts.
  * The password is shown only for the demo configuration, whose password is public.
  */
 export interface StartSummary {
@@ -15,6 +16,8 @@ export interface StartSummary {
   readonly api?: string;
   /** GET /metrics for Prometheus: on the api port, or on `metricsPort` in a process without the api role. */
   readonly metrics?: string;
+  /** The page of the local BankID test server started beside the api role (`bankidTestServer`). */
+  readonly bankIdTestPage?: string;
   readonly stop: string;
 }
 
@@ -22,7 +25,7 @@ export interface StartSummary {
 const LISTED_FOLDERS = 5;
 
 export function buildStartSummary(
-  config: Readonly<GatewayConfig>, folders: ReadonlyMap<string, string>, port: number | undefined, pid: number, metricsPort?: number,
+  config: Readonly<GatewayConfig>, folders: ReadonlyMap<string, string>, port: number | undefined, pid: number, metricsPort?: number, bankIdTestPage?: string,
 ): StartSummary {
   const user = config.staff.users[0];
   const origin = (listening: number) => `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${listening}`;
@@ -40,6 +43,7 @@ export function buildStartSummary(
         }
       : {}),
     ...(metrics ? { metrics: `${metrics}/metrics` } : {}),
+    ...(bankIdTestPage ? { bankIdTestPage } : {}),
     stop: `Ctrl+C, or kill -TERM ${pid} (active jobs finish first)`,
   };
 }
@@ -53,6 +57,7 @@ export function formatStartSummary(summary: StartSummary): string {
   if (summary.dashboard) lines.push(`  queue dashboard  ${summary.dashboard}  (login ${summary.login})`);
   if (summary.api) lines.push(`  staff API        ${summary.api}  (same login; or use depot-gateway submit / messages)`);
   if (summary.metrics) lines.push(`  metrics          ${summary.metrics}  (Prometheus; a staff login, HTTP Basic)`);
+  if (summary.bankIdTestPage) lines.push(`  BankID test app  ${summary.bankIdTestPage}  (approve or refuse sign orders as a demo person)`);
   lines.push(`  to stop          ${summary.stop}`, '');
   return `${lines.join('\n')}\n`;
 }

@@ -383,6 +383,14 @@ export const configSchema = z.strictObject({
     'set certPath and keyPath (PEM), or pfxPath (PKCS#12): one of the two',
   ).optional(),
   /**
+   * The demo's BankID (demo: true, loopback host; refused otherwise, and beside `bankid`):
+   * the `api` role starts the local BankID test server on free loopback ports — its RP
+   * API over mutual TLS with certificates of a test CA made in <dataDir>/bankid-test, and
+   * its page where a person approves or refuses orders — and points `bankid` at it.
+   * See docs/bankid.md.
+   */
+  bankidTestServer: z.boolean().default(false),
+  /**
    * Where the 13:00 run (role `worker`) checks a registered withdrawal account against its
    * policyholder: `local`, a fixed list of account holders (tests and the demo); `http`,
    * the insurer's account-ownership service (the protocol in docs/rest.md). Without it

@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { configSchema, type GatewayConfig } from './config.schema.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import { exposedCredentialProblems } from './exposed-credentials.ts';
+import { bankIdTestServerProblems } from './bankid-test-server-problems.ts';
 
 /** The repository root, where schemas/, fixtures/ and config/ live. */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -86,6 +87,7 @@ function crossCheck(config: GatewayConfig): string[] {
   }
   problems.push(...sharedIdentities(config));
   problems.push(...exposedCredentialProblems(config));
+  problems.push(...bankIdTestServerProblems(config));
   problems.push(...ssekAuthenticationProblems(config));
   problems.push(...mailAuthenticationProblems(config));
   problems.push(...poolSharingProblems(config));

@@ -37,6 +37,21 @@ export const DEMO = {
   },
 } as const;
 
+/**
+ * The demo's people by name, as DEMO_SQL records them: the insured employees, then the
+ * agreement's contacts. The local BankID test server of the demo offers to sign as them.
+ */
+export const DEMO_PEOPLE: readonly { readonly personalNumber: string; readonly givenName: string; readonly surname: string }[] = [
+  { personalNumber: DEMO.persons.anna, givenName: 'Anna', surname: 'Andersson' },
+  { personalNumber: DEMO.persons.bertil, givenName: 'Bertil', surname: 'Berg' },
+  { personalNumber: DEMO.persons.cecilia, givenName: 'Cecilia', surname: 'Carlsson' },
+  { personalNumber: DEMO.persons.david, givenName: 'David', surname: 'Dahl' },
+  { personalNumber: DEMO.persons.eva, givenName: 'Eva', surname: 'Ek' },
+  { personalNumber: DEMO.persons.filip, givenName: 'Filip', surname: 'Falk' },
+  { personalNumber: DEMO.contacts.fia, givenName: 'Fia', surname: 'Fransson' },
+  { personalNumber: DEMO.contacts.gustav, givenName: 'Gustav', surname: 'Gran' },
+];
+
 /** The demo products; their funds follow in DEMO_FUNDS, then DEMO_SQL's agreement and people. */
 const DEMO_PRODUCTS_SQL = `
 INSERT INTO products (code, name, kind, min_fixed_charge, max_fixed_charge, min_capital_charge, max_capital_charge) VALUES
