@@ -276,6 +276,33 @@ const ROWS: Readonly<Record<string, (bench: Bench) => Promise<void>>> = {
     assert.equal(await count(b, 'SELECT count(*) AS n FROM payouts WHERE insurance_number = $1', [insurance]), 1, 'one payout');
   },
 
+  'POST /api/debit-runs': async (b) => {
+    // The custodian reported the demo accounts' values at the end of Q3, as its Holdings would.
+    await b.gateway.deps.db.query(`INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
+      SELECT account_number, '2026-09-30', 5000, 95000, 100000, 1, 'concurrent-writes' FROM custody_accounts WHERE custodian_id = 'demo-custodian' ON CONFLICT DO NOTHING`);
+    const { answers } = await b.burst(times(() => staffCall('POST', '/api/debit-runs', { year: 2026, quarter: 3 })));
+    assert.deepEqual(tally(answers), { 201: 1, 200: AT_ONCE - 1 }, 'one run made');
+    const made = json<{ created: { custodianId: string; documentId: string }[]; delivered: { documentId: string; target: string }[]; undelivered: string[] }>(answers.find((answer) => answer.status === 201)!);
+    assert.deepEqual(made.created.map((run) => [run.custodianId, run.documentId]), [['demo-custodian', 'DA-2026-Q3-demo-custodian']]);
+    assert.ok(answers.filter((answer) => answer.status === 200).every((answer) => json<{ created: unknown[] }>(answer).created.length === 0), 'the repeats make nothing new');
+    assert.deepEqual([made.undelivered, made.delivered.map((delivery) => delivery.documentId)], [[], ['DA-2026-Q3-demo-custodian']], "delivered by the gateway's worker before the answer");
+    assert.match(await readFile(made.delivered[0]!.target, 'utf8'), /<DebitAccounts[\s>]/);
+    assert.equal(await count(b, `SELECT count(*) AS n FROM debit_runs WHERE run_key = '2026-Q3'`), 1, 'one run row');
+    assert.equal(await count(b, `SELECT count(*) AS n FROM outgoing_documents WHERE counterparty_id = 'demo-custodian' AND file_name = 'debit-run-2026-Q3.DebitAccounts.xml'`), 1, 'one document');
+  },
+
+  'POST /api/payout-runs': async (b) => {
+    // An insurance in payout from December over ten years, to the insured's validated account.
+    const insurance = await withdrawableInsurance(b);
+    await b.gateway.deps.db.query(`INSERT INTO payouts (insurance_number, start_month, months, created_at, withdrawal_account, registered_by)
+                                   VALUES ($1, '2026-12', 120, now(), $2, 'staff:staff')`, [insurance, VALIDATED_ACCOUNT]);
+    const { answers } = await b.burst(times(() => staffCall('POST', '/api/payout-runs', { month: '2026-12' })));
+    assert.deepEqual(tally(answers), { 201: 1, 200: AT_ONCE - 1 }, 'one run made');
+    assert.ok(answers.filter((answer) => answer.status === 200).every((answer) => json<{ created: unknown[] }>(answer).created.length === 0), 'the repeats make nothing new');
+    assert.deepEqual(await rows(b, 'SELECT installment, amount::text AS amount FROM payout_orders WHERE insurance_number = $1', [insurance]), [{ installment: 1, amount: '833.33' }], 'one installment: 100,000 over 120 months');
+    assert.equal(await count(b, `SELECT count(*) AS n FROM outgoing_documents WHERE counterparty_id = 'demo-custodian' AND file_name = 'payout-2026-12.DebitAccounts.xml'`), 1, 'one document');
+  },
+
   'POST /api/powers-of-attorney': async (b) => {
     const customers = times((i) => personnummer('19800101', 100 + i));
     const { answers } = await b.burst(customers.map((customerId) => staffCall('POST', '/api/powers-of-attorney', { holderOrganisationNumber: FIRM, customerId, kind: 'information', validFrom: '2026-01-01' })));

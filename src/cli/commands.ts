@@ -3,8 +3,7 @@ import { copyFile, readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { Gateway, Role } from '../app.ts';
-import { compositionRoot } from './gateway-or-store.ts';
-import type { Sql } from '../ledger/database.ts';
+import { compositionRoot, postJson, throughGatewayOrStore } from './gateway-or-store.ts';
 import { loadConfig } from '../config/load-config.ts';
 import type { GatewayConfig } from '../config/config.schema.ts';
 import { GatewayError } from '../core/gateway-error.ts';
@@ -27,8 +26,8 @@ import { newSubmissionWorkFile, settleSubmissionWorkFile } from '../channels/sub
 import { expectedCustodians, listAnnualCustodianReports, listCustodianReports, type AnnualCustodianReportView } from '../pipeline/report-deadlines.job.ts';
 import { EXIT, table } from './output.ts';
 import { stopOnSignals } from './stop-on-signal.ts';
-import { makeRun, runDebitRun, runDepsFrom, type RunDeps, type RunOutcome, type RunSummary } from '../pipeline/debit-run.ts';
-import { runPayoutRun } from '../pipeline/payout-run.ts';
+import { runDepsFrom, type RunOutcome } from '../pipeline/debit-run.ts';
+import { makeRequestedRun, readDebitRunRequest, readPayoutRunRequest, type RunRequest } from '../pipeline/requested-run.ts';
 import { listPayoutNotices } from '../pipeline/payout-notices.job.ts';
 import { listSetAsideMail, setAsideLimit } from '../ledger/mail-set-aside.repository.ts';
 import { hashSecret } from '../config/secret-hash.ts';
@@ -285,19 +284,32 @@ export async function runMailSetAside(options: GlobalOptions, listing: { limit?:
 }
 
 export async function runDebitRunCommand(options: GlobalOptions, run: { year: string; quarter: string; dryRun?: boolean; json?: boolean }): Promise<void> {
-  const year = Number(run.year);
-  const quarter = Number(run.quarter);
-  if (!/^\d{4}$/.test(run.year) || ![1, 2, 3, 4].includes(quarter)) throw new GatewayError('REQUEST_INVALID', '--year must be a year YYYY and --quarter 1, 2, 3 or 4.');
-  const result = await withStore(options, (gateway) =>
-    makeRunOf(gateway, run, (tx, deps) => runDebitRun(tx, deps, { year, quarter: quarter as 1 | 2 | 3 | 4 }, gateway.deps.clock(), { dryRun: run.dryRun === true })));
-  printRun(result, run);
+  if (!/^\d{4}$/.test(run.year) || !/^[1-4]$/.test(run.quarter)) throw new GatewayError('REQUEST_INVALID', '--year must be a year YYYY and --quarter 1, 2, 3 or 4.');
+  await makeAndPrintRun(options, readDebitRunRequest({ year: Number(run.year), quarter: Number(run.quarter), dryRun: run.dryRun === true }), '/api/debit-runs', run);
 }
 
 export async function runPayoutRunCommand(options: GlobalOptions, run: { month: string; dryRun?: boolean; json?: boolean }): Promise<void> {
   if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(run.month)) throw new GatewayError('REQUEST_INVALID', `--month must be a month YYYY-MM, not "${run.month}".`);
-  const result = await withStore(options, (gateway) =>
-    makeRunOf(gateway, run, (tx, deps) => runPayoutRun(tx, deps, run.month, gateway.deps.clock(), { dryRun: run.dryRun === true })));
-  printRun(result, run);
+  await makeAndPrintRun(options, readPayoutRunRequest({ month: run.month, dryRun: run.dryRun === true }), '/api/payout-runs', run);
+}
+
+/**
+ * A run through a running gateway's staff API (POST /api/debit-runs, /api/payout-runs)
+ * when one answers — it may hold the embedded database, and its worker delivers the
+ * documents — otherwise in-process, delivered by this process before it exits.
+ */
+async function makeAndPrintRun(options: GlobalOptions, request: RunRequest, path: string, run: { dryRun?: boolean; json?: boolean }): Promise<void> {
+  // The staff API's body: the request's fields; the path says its kind.
+  const body = request.kind === 'debit' ? { year: request.year, quarter: request.quarter, dryRun: request.dryRun } : { month: request.month, dryRun: request.dryRun };
+  const made = await throughGatewayOrStore<{ outcome: RunOutcome; through: 'process' | 'gateway' }>(
+    options,
+    async (gateway) => ({
+      outcome: await makeRequestedRun(gateway.deps.db, runDepsFrom(gateway.config, gateway.deps.scheduler, gateway.log), request, gateway.deps.clock()),
+      through: 'process' as const,
+    }),
+    async (client) => ({ outcome: await postJson<RunOutcome>(client, path, body), through: 'gateway' as const }),
+  );
+  printRun(made.outcome, run, made.through);
 }
 
 /** Prints the scrypt hash of a secret read from stdin; needs no configuration, database or Redis. */
@@ -306,26 +318,20 @@ export async function runHashSecret(): Promise<void> {
 }
 
 /**
- * A run in its own transaction; once committed, its documents are delivered by the deliver
- * stage in this process. A dry run stores nothing and delivers nothing.
- */
-function makeRunOf(gateway: Gateway, run: { dryRun?: boolean }, work: (tx: Sql, deps: RunDeps) => Promise<RunSummary>): Promise<RunOutcome> {
-  const deps = runDepsFrom(gateway.config, gateway.deps.scheduler, gateway.log);
-  if (run.dryRun) return gateway.deps.db.transaction(async (tx) => ({ ...(await work(tx, deps)), delivered: [] }));
-  return makeRun(gateway.deps.db, deps, (tx) => work(tx, deps));
-}
-
-/**
  * A run's outcome: one line per custodian (JSON with --json); with --dry-run the documents
  * that would be sent. A document not delivered (its outbox not writable …) fails the
  * command after the outcome is printed: the run is stored, and its recorded file is
- * delivered by a running gateway's worker or by the command run again.
+ * delivered by a running gateway's worker or by the command run again. Through a running
+ * gateway, a document its deliver stage has not delivered within the answer's wait stays
+ * with that stage, which keeps trying.
  */
-function printRun(result: RunOutcome, run: { dryRun?: boolean; json?: boolean }): void {
+function printRun(result: RunOutcome, run: { dryRun?: boolean; json?: boolean }, through: 'process' | 'gateway'): void {
   printOutcome(result, run);
-  if (result.undelivered.length > 0) {
-    throw new GatewayError('DELIVERY_FAILED', `${result.undelivered.join(', ')} not delivered (the reason is logged above). The run is stored: a running gateway's worker delivers the recorded file, or run the command again.`);
-  }
+  if (result.undelivered.length === 0) return;
+  const stored = through === 'gateway'
+    ? "not delivered yet. The run is stored and the running gateway's deliver stage keeps trying (its attempts and last error: the console's runs page)."
+    : "not delivered (the reason is logged above). The run is stored: a running gateway's worker delivers the recorded file, or run the command again.";
+  throw new GatewayError('DELIVERY_FAILED', `${result.undelivered.join(', ')} ${stored}`);
 }
 
 function printOutcome(result: RunOutcome, run: { dryRun?: boolean; json?: boolean }): void {

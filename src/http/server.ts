@@ -14,6 +14,7 @@ import { LoginThrottle } from './login-throttle.ts';
 import { trustedProxies } from './trusted-proxies.ts';
 import { registerLedgerRoutes } from './ledger.routes.ts';
 import { registerInsuranceViewRoutes } from './insurance-view.routes.ts';
+import { registerRunRoutes } from './runs.routes.ts';
 import { registerMessageRoutes } from './messages.routes.ts';
 import { registerReportingRoutes } from './reporting.routes.ts';
 import { registerSsekRoutes, ssekHttpsOptions } from './ssek.routes.ts';
@@ -113,6 +114,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     await registerMessageRoutes(staff, options);
     await registerLedgerRoutes(staff, options);
     await registerInsuranceViewRoutes(staff, options);
+    await registerRunRoutes(staff, options);
     await registerInsuranceEndRoutes(staff, options);
     await registerPayoutStartRoutes(staff, options);
     await registerDeathBenefitRoutes(staff, options);
