@@ -4,6 +4,7 @@ import { isSecretHash } from './secret-hash.ts';
 import { isValidOrganisationNumber } from '../core/identifiers.ts';
 import { parseBankAccount } from '../core/bank-account.ts';
 import { isValidSwedishIban } from '../core/swedish-iban.ts';
+import { Catalogue } from '../messages/catalogue.ts';
 
 /**
  * The configuration schema. Every setting has a default that works on one machine;
@@ -25,8 +26,25 @@ const secretHash = z.string().refine(isSecretHash, 'a hash made by `depot-gatewa
 const onePassword = (credentials: { password?: string | undefined; passwordHash?: string | undefined }) => (credentials.password === undefined) !== (credentials.passwordHash === undefined);
 const onePasswordMessage = 'set passwordHash (made by `depot-gateway hash-secret`), or password on a loopback host only: one of the two';
 
+/**
+ * When an object's refinement runs: whenever the value is an object. Zod skips an
+ * object's refinements once any of its settings failed to parse, which hid their problem
+ * until the next run. These read only which settings are given (and a record's keys),
+ * which a malformed value does not change, so they run beside the settings' own findings.
+ */
+const whenAnObject = (payload: z.core.ParsePayload): boolean => typeof payload.value === 'object' && payload.value !== null;
+const onePasswordRefinement = { message: onePasswordMessage, when: whenAnObject };
+
 /** A Swedish organisation number: 10 digits whose check digit (and group digit) are right. */
-const organisationNumber = z.string().regex(/^\d{10}$/, '10 digits without hyphen').refine(isValidOrganisationNumber, 'not an organisation number: its check digit (or its group digit) is wrong');
+const organisationNumber = z.string().regex(/^\d{10}$/, '10 digits without hyphen')
+  .refine((value) => !/^\d{10}$/.test(value) || isValidOrganisationNumber(value), 'not an organisation number: its check digit (or its group digit) is wrong');
+
+/** A document type or family a counterparty may send, as the catalogue knows them. */
+const catalogue = new Catalogue();
+const messageTypeEntry = z.string().min(1).superRefine((entry, context) => {
+  const problem = catalogue.unknownEntryProblem(entry);
+  if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+});
 
 const emailAddress = z.string().regex(/^[^@\s]+@[^@\s]+$/, 'an e-mail address');
 
@@ -70,7 +88,7 @@ export const counterpartySchema = z.strictObject({
   /** Folder holding inbox/, outbox/, archive/ and rejected/; default <dataDir>/counterparties/<id>. */
   folder: z.string().min(1).optional(),
   /** Document types (root element names) or families the counterparty may send. */
-  messageTypes: z.array(z.string().min(1)).default([]),
+  messageTypes: z.array(messageTypeEntry).default([]),
   /**
    * Which channel answers and outgoing documents go back on: 'request' (the one the
    * request came by; the outbox folder when that channel cannot answer), or always one
@@ -88,7 +106,7 @@ export const counterpartySchema = z.strictObject({
     passwordHash: secretHash.optional(),
     /** The password itself: accepted only while `host` is a loopback address (demo, tests). */
     password: z.string().min(12, 'at least 12 characters').optional(),
-  }).refine(onePassword, onePasswordMessage).optional(),
+  }).refine(onePassword, onePasswordRefinement).optional(),
   /** The counterparty's own SFTP server, polled for its documents and sent our answers. */
   sftp: remoteSftpSchema.optional(),
   /**
@@ -155,7 +173,7 @@ const clientLimitOverrides = {
  * advisors act under its organisation number, or a custodian (a counterparty). The
  * secret is stored as a hash (`depot-gateway hash-secret`).
  */
-const apiClientSchema = z.discriminatedUnion('kind', [
+export const apiClientSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     id: identifier,
     kind: z.literal('advisor-firm'),
@@ -171,7 +189,10 @@ const apiClientSchema = z.discriminatedUnion('kind', [
     ...clientAuthentication,
     ...clientLimitOverrides,
   }),
-]).refine((client) => (client.secretHash === undefined) !== (client.publicKeyPath === undefined), 'set secretHash (client secret) or publicKeyPath (private_key_jwt): one of the two');
+]).refine((client) => (client.secretHash === undefined) !== (client.publicKeyPath === undefined), {
+  message: 'set secretHash (client secret) or publicKeyPath (private_key_jwt): one of the two',
+  when: whenAnObject,
+});
 
 /**
  * A proxy to trust, as Fastify's `trustProxy` (proxy-addr) takes it: an IP address, a
@@ -265,7 +286,7 @@ export const configSchema = z.strictObject({
         for (const year of Object.keys(rates)) {
           if (!/^(19|20)\d\d$/.test(year)) context.addIssue({ code: 'custom', path: [year], message: 'a tax year YYYY' });
         }
-      })
+      }, { when: whenAnObject })
       .default({}),
   }).prefault({}),
   workers: z.strictObject({
@@ -312,7 +333,7 @@ export const configSchema = z.strictObject({
        * roles existed: a configuration written then keeps working (docs/console.md).
        */
       role: z.enum(['viewer', 'operator']).default('operator'),
-    }).refine(onePassword, onePasswordMessage)).default([]),
+    }).refine(onePassword, onePasswordRefinement)).default([]),
     /** A console session ends after this many minutes without a request. */
     sessionIdleMinutes: z.number().int().min(1).max(24 * 60).default(30),
     /** A console session ends this many hours after sign-in, however busy. */
@@ -380,7 +401,7 @@ export const configSchema = z.strictObject({
     timeoutMs: z.number().int().positive().default(10_000),
   }).refine(
     (bankid) => bankid.pfxPath === undefined ? bankid.certPath !== undefined && bankid.keyPath !== undefined : bankid.certPath === undefined && bankid.keyPath === undefined,
-    'set certPath and keyPath (PEM), or pfxPath (PKCS#12): one of the two',
+    { message: 'set certPath and keyPath (PEM), or pfxPath (PKCS#12): one of the two', when: whenAnObject },
   ).optional(),
   /**
    * The demo's BankID (demo: true, loopback host; refused otherwise, and beside `bankid`):

@@ -1,5 +1,7 @@
 import { GatewayError } from '../core/gateway-error.ts';
 import type { GatewayConfig } from './config.schema.ts';
+import { formatConfigProblems, type ConfigProblem } from './config-problem.ts';
+import { MALFORMED, type WellFormedConfig } from './well-formed-config.ts';
 import { verifySecret } from './secret-hash.ts';
 
 /**
@@ -28,24 +30,30 @@ export function isLoopbackHost(host: string): boolean {
   return bare === 'localhost' || bare === '::1' || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(bare);
 }
 
-/** What the configuration may not hold on a non-loopback host, as `path: problem` lines; none on loopback. Cheap: no hashing. */
-export function exposedCredentialProblems(config: GatewayConfig): string[] {
-  if (isLoopbackHost(config.host)) return [];
-  const exposed = `is not allowed with host ${config.host} (not a loopback address)`;
-  const problems: string[] = [];
-  if (config.demo) problems.push(`demo: the demo (known data and credentials) ${exposed}; start it without HOST, or set demo: false`);
-  for (const [index, user] of config.staff.users.entries()) {
-    if (user.password !== undefined) problems.push(`staff.users.${index}.password: a plain password ${exposed}; set passwordHash (depot-gateway hash-secret)`);
+/**
+ * What the configuration may not hold on a non-loopback host; none on loopback (or when
+ * `host` itself is wrong). Cheap: no hashing. Reads each setting only where it is well-formed.
+ */
+export function exposedCredentialProblems(config: WellFormedConfig): ConfigProblem[] {
+  const { host, demo, databaseUrl, redisUrl } = config.top;
+  if (host === MALFORMED || isLoopbackHost(host)) return [];
+  const exposed = `is not allowed with host ${host} (not a loopback address)`;
+  const problems: ConfigProblem[] = [];
+  if (demo === true) problems.push({ path: 'demo', problem: `the demo (known data and credentials) ${exposed}; start it without HOST, or set demo: false` });
+  const plainPassword = (path: string) => ({ path, problem: `a plain password ${exposed}; set passwordHash (depot-gateway hash-secret)` });
+  for (const { index, settings: user } of config.staffUsers === MALFORMED ? [] : config.staffUsers) {
+    if (user.password !== MALFORMED && user.password !== undefined) problems.push(plainPassword(`staff.users.${index}.password`));
   }
-  for (const [index, counterparty] of config.counterparties.entries()) {
-    if (counterparty.rest?.password !== undefined) problems.push(`counterparties.${index}.rest.password: a plain password ${exposed}; set passwordHash (depot-gateway hash-secret)`);
+  for (const { index, settings: counterparty } of config.counterparties === MALFORMED ? [] : config.counterparties) {
+    if (counterparty.rest !== MALFORMED && counterparty.rest?.password !== undefined) problems.push(plainPassword(`counterparties.${index}.rest.password`));
   }
   const placeholder = (value: string | undefined) => value !== undefined && PLACEHOLDERS.includes(value);
-  for (const [setting, url] of [['databaseUrl', config.databaseUrl], ['redisUrl', config.redisUrl]] as const) {
-    if (placeholder(passwordOf(url))) problems.push(`${setting}: its password is a placeholder from the documentation; choose your own`);
+  for (const [setting, url] of [['databaseUrl', databaseUrl], ['redisUrl', redisUrl]] as const) {
+    if (url !== MALFORMED && placeholder(passwordOf(url))) problems.push({ path: setting, problem: 'its password is a placeholder from the documentation; choose your own' });
   }
-  if (placeholder(config.mail.smtp?.password)) problems.push('mail.smtp.password: a placeholder from the documentation; choose your own');
-  if (placeholder(config.mail.imap?.password)) problems.push('mail.imap.password: a placeholder from the documentation; choose your own');
+  const { smtp, imap } = config.mail;
+  if (smtp !== MALFORMED && placeholder(smtp?.password)) problems.push({ path: 'mail.smtp.password', problem: 'a placeholder from the documentation; choose your own' });
+  if (imap !== MALFORMED && placeholder(imap?.password)) problems.push({ path: 'mail.imap.password', problem: 'a placeholder from the documentation; choose your own' });
   return problems;
 }
 
@@ -62,10 +70,12 @@ export async function refuseDemoSecrets(config: Readonly<GatewayConfig>): Promis
   for (const [index, client] of config.api.clients.entries()) if (client.secretHash) hashes.push([`api.clients.${index}.secretHash`, client.secretHash]);
   const found = await Promise.all(hashes.map(async ([setting, hash]) => {
     const matches = await Promise.all(PUBLISHED_SECRETS.map((secret) => verifySecret(secret, hash)));
-    return matches.some(Boolean) ? `${setting}: the hash of a secret published with depot-gateway (demo or example) is not allowed with host ${config.host}; make your own with depot-gateway hash-secret` : undefined;
+    return matches.some(Boolean)
+      ? { path: setting, problem: `the hash of a secret published with depot-gateway (demo or example) is not allowed with host ${config.host}; make your own with depot-gateway hash-secret` }
+      : undefined;
   }));
-  const problems = found.filter((problem): problem is string => problem !== undefined);
-  if (problems.length > 0) throw new GatewayError('CONFIG_INVALID', `configuration:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
+  const problems = found.filter((problem): problem is ConfigProblem => problem !== undefined);
+  if (problems.length > 0) throw new GatewayError('CONFIG_INVALID', formatConfigProblems('configuration', problems));
 }
 
 function passwordOf(url: string | undefined): string | undefined {

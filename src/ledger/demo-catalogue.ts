@@ -7,8 +7,24 @@ import { renderTextPdf } from '../documents/text-pdf.ts';
  * documents (small PDFs, one with two versions), an advisor firm with two offices and
  * its advisors (each with a demo e-mail address), another firm, and a power of
  * attorney the demo firm holds. With it a newcomer can call every path of docs/rest.md
- * with the demo client. Idempotent.
+ * with the demo client. Idempotent; a demo document whose text was corrected here
+ * replaces the one an older demo ledger holds (the demo only: a real catalogue's
+ * published versions are never rewritten).
  */
+/**
+ * The demo products' standard charges: what their documents state and what the demo
+ * ledger charges (`products.standard_*`, the demo insurances' fees in demo-data.ts) —
+ * one figure for both, so the product sheet a customer reads is what is debited.
+ */
+export const DEMO_STANDARD_CHARGES = { annualFixed: '360', capitalPercent: '0.35' } as const;
+
+/** A decimal as a Swedish document writes it: 0.35 → "0,35". */
+function swedishDecimal(value: string): string {
+  return value.replace('.', ',');
+}
+
+const CHARGES_LINE = `Avgifter: fast avgift ${DEMO_STANDARD_CHARGES.annualFixed} kr per år, kapitalavgift ${swedishDecimal(DEMO_STANDARD_CHARGES.capitalPercent)} % per år.`;
+
 export const DEMO_ADVISORS = {
   firm: { organisationNumber: '5565555553', name: 'Demo Rådgivning AB' },
   otherFirm: { organisationNumber: '5567777775', name: 'Annan Förmedling AB' },
@@ -21,7 +37,7 @@ export const DEMO_ADVISORS = {
 
 const CATALOGUE_SQL = `
 UPDATE products SET line = 'occupational' WHERE code IN ('TJP-DEPA', 'TJP-DEPA-ESG') AND line <> 'occupational';
-UPDATE products SET standard_fixed_charge = 360, standard_capital_charge = 0.35 WHERE standard_fixed_charge = 0;
+UPDATE products SET standard_fixed_charge = ${DEMO_STANDARD_CHARGES.annualFixed}, standard_capital_charge = ${DEMO_STANDARD_CHARGES.capitalPercent} WHERE standard_fixed_charge = 0;
 
 INSERT INTO advisor_firms (organisation_number, name) VALUES
   ('5565555553', 'Demo Rådgivning AB'),
@@ -62,9 +78,10 @@ interface DemoDocument {
   readonly lines: readonly string[];
 }
 
-const DOCUMENTS: readonly DemoDocument[] = [
-  { id: 'KF-DEPA-PPI', version: 1, product: 'KF-DEPA', title: 'Förköpsinformation Kapitalförsäkring Depå', kind: 'pre-purchase-information', published: '2025-01-01', lines: ['Avgifter: fast avgift 360 kr per år, kapitalavgift 0,35 % per år.'] },
-  { id: 'KF-DEPA-PPI', version: 2, product: 'KF-DEPA', title: 'Förköpsinformation Kapitalförsäkring Depå', kind: 'pre-purchase-information', published: '2026-01-01', lines: ['Avgifter: fast avgift 360 kr per år, kapitalavgift 0,30 % per år.', 'Avkastningsskatt enligt gällande schablon.'] },
+/** The demo products' documents; each version of a product sheet states the charges the demo ledger debits. */
+export const DEMO_DOCUMENTS: readonly DemoDocument[] = [
+  { id: 'KF-DEPA-PPI', version: 1, product: 'KF-DEPA', title: 'Förköpsinformation Kapitalförsäkring Depå', kind: 'pre-purchase-information', published: '2025-01-01', lines: [CHARGES_LINE] },
+  { id: 'KF-DEPA-PPI', version: 2, product: 'KF-DEPA', title: 'Förköpsinformation Kapitalförsäkring Depå', kind: 'pre-purchase-information', published: '2026-01-01', lines: [CHARGES_LINE, 'Avkastningsskatt enligt gällande schablon.'] },
   { id: 'KF-DEPA-TERMS', version: 1, product: 'KF-DEPA', title: 'Försäkringsvillkor Kapitalförsäkring Depå', kind: 'terms', published: '2025-01-01', lines: ['Försäkringstagaren äger försäkringen; försäkringsbolaget äger depån.'] },
   { id: 'PPF-DEPA-PPI', version: 1, product: 'PPF-DEPA', title: 'Förköpsinformation Privat pension Depå', kind: 'pre-purchase-information', published: '2025-01-01', lines: ['Uttag tidigast från 55 års ålder, under minst fem år.'] },
   { id: 'TJP-DEPA-PPI', version: 1, product: 'TJP-DEPA', title: 'Förköpsinformation Tjänstepension Depå', kind: 'pre-purchase-information', published: '2025-01-01', lines: ['Premien betalas av arbetsgivaren enligt tjänstepensionsplanen.'] },
@@ -72,7 +89,7 @@ const DOCUMENTS: readonly DemoDocument[] = [
 ];
 
 export async function seedDemoCatalogue(db: Database): Promise<void> {
-  const files = await Promise.all(DOCUMENTS.map(async (document) => {
+  const files = await Promise.all(DEMO_DOCUMENTS.map(async (document) => {
     const content = await renderTextPdf(document.title, [{ heading: `Version ${document.version}, ${document.published}`, lines: document.lines }], new Date(`${document.published}T00:00:00Z`));
     return { ...document, content, sha256: createHash('sha256').update(content).digest('hex') };
   }));
@@ -81,7 +98,9 @@ export async function seedDemoCatalogue(db: Database): Promise<void> {
     for (const file of files) {
       await tx.query(
         `INSERT INTO product_documents (document_id, version, product_code, title, kind, published_on, content_type, content, sha256)
-         VALUES ($1, $2, $3, $4, $5, $6, 'application/pdf', $7, $8) ON CONFLICT DO NOTHING`,
+         VALUES ($1, $2, $3, $4, $5, $6, 'application/pdf', $7, $8)
+         ON CONFLICT (document_id, version) DO UPDATE SET content = EXCLUDED.content, sha256 = EXCLUDED.sha256
+         WHERE product_documents.sha256 <> EXCLUDED.sha256`,
         [file.id, file.version, file.product, file.title, file.kind, file.published, file.content, file.sha256],
       );
     }

@@ -1,5 +1,5 @@
 import type { Database } from './database.ts';
-import { seedDemoCatalogue } from './demo-catalogue.ts';
+import { DEMO_STANDARD_CHARGES, seedDemoCatalogue } from './demo-catalogue.ts';
 import { loadFunds, type FundListing } from './funds.repository.ts';
 
 /**
@@ -172,7 +172,7 @@ SELECT 'INS-100005', '2026-07-01', 'demo-seed'
 
 INSERT INTO insurance_fees (insurance_number, fee_type, value, effective_date, message_id)
 SELECT i.insurance_number, f.fee_type, f.value, i.start_date, 'demo-seed'
-  FROM insurances i CROSS JOIN (VALUES ('FixedCharge', 360::numeric), ('CapitalCharge', 0.35::numeric)) AS f(fee_type, value)
+  FROM insurances i CROSS JOIN (VALUES ('FixedCharge', ${DEMO_STANDARD_CHARGES.annualFixed}::numeric), ('CapitalCharge', ${DEMO_STANDARD_CHARGES.capitalPercent}::numeric)) AS f(fee_type, value)
  WHERE i.agreement_number = 'AGR-1001'
    AND NOT EXISTS (SELECT 1 FROM insurance_fees x WHERE x.insurance_number = i.insurance_number AND x.message_id = 'demo-seed');
 

@@ -66,14 +66,20 @@ export class Catalogue {
   expandAllowed(entries: readonly string[]): Set<string> {
     const allowed = new Set<string>();
     for (const entry of entries) {
+      const problem = this.unknownEntryProblem(entry);
+      if (problem !== undefined) throw new Error(problem);
       if ((FAMILIES as readonly string[]).includes(entry)) {
         for (const type of this.byName.values()) if (type.family === entry) allowed.add(type.name);
-      } else if (this.byName.has(entry)) {
-        allowed.add(entry);
       } else {
-        throw new Error(`"${entry}" is neither a document type (${this.names.join(', ')}) nor a family (${FAMILIES.join(', ')})`);
+        allowed.add(entry);
       }
     }
     return allowed;
+  }
+
+  /** What is wrong with an entry of a counterparty's `messageTypes`: undefined for a document type or a family. */
+  unknownEntryProblem(entry: string): string | undefined {
+    if ((FAMILIES as readonly string[]).includes(entry) || this.byName.has(entry)) return undefined;
+    return `"${entry}" is neither a document type (${this.names.join(', ')}) nor a family (${FAMILIES.join(', ')})`;
   }
 }
