@@ -48,6 +48,7 @@ interface Owned {
   readonly agreementId: string;
   readonly withdrawalRequestId: string;
   readonly signCaseId: string;
+  readonly payoutRequestId: string;
 }
 
 interface Row {
@@ -114,6 +115,12 @@ const ROWS: Readonly<Record<string, Row>> = {
   },
   'GET /Insurance/withdrawalrequest/:id': { url: (o) => `/Insurance/withdrawalrequest/${o.withdrawalRequestId}`, missing: '/Insurance/withdrawalrequest/WR-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F', expect: customerReaders(200) },
   'GET /Insurance/withdrawalrequest/:id/receipt': { url: (o) => `/Insurance/withdrawalrequest/${o.withdrawalRequestId}/receipt`, missing: '/Insurance/withdrawalrequest/WR-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F/receipt', expect: customerReaders(200) },
+  // The customer is the insured too, and payout can begin (payout_from set in beforeAll): each caller that may act makes one (replacing the one before).
+  'POST /Insurance/:insuranceNumber/payoutrequest': {
+    url: (o) => `/Insurance/${o.insuranceId}/payoutrequest`, body: () => ({ period: '5y', firstMonth: '2026-12', accountNumber: VALIDATED_ACCOUNT }),
+    expect: customerActors({ 'own-firm': 201, 'other-firm-intermediation-power': 201, custodian: 201 }),
+  },
+  'GET /Insurance/payoutrequest/:id': { url: (o) => `/Insurance/payoutrequest/${o.payoutRequestId}`, missing: '/Insurance/payoutrequest/PR-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F', expect: customerReaders(200) },
   'GET /SignCase/:id': { url: (o) => `/SignCase/${o.signCaseId}`, missing: '/SignCase/SC-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F', expect: customerReaders(200) },
   // The walk's gateway has no BankID settings: a caller who may sign is told SIGNING_UNAVAILABLE (503), and an unknown orderRef SIGN_ORDER_UNKNOWN.
   'POST /SignCase/:id/Sign': { url: (o) => `/SignCase/${o.signCaseId}/Sign`, body: () => ({ role: 'policyholder' }), expect: customerActors({ 'own-firm': 503, 'other-firm-intermediation-power': 503, custodian: 503 }) },
@@ -192,9 +199,13 @@ describe('the REST API walked route by route, caller by caller', () => {
     const withdrawal = await as('firm-a', { method: 'POST', url: '/Insurance/withdrawalrequest', payload: { insuranceNumber: application.insuranceId, amount: '1000.00', accountNumber: VALIDATED_ACCOUNT } });
     assert.equal(withdrawal.statusCode, 201, withdrawal.body);
     const request = withdrawal.json() as { requestId: string; signCaseId: string };
+    // Payout can begin for the insurance (an agreed date), and the first firm's payout request to the validated account.
+    await gateway.deps.db.query(`UPDATE insurances SET payout_from = '2026-11-01' WHERE insurance_number = $1`, [application.insuranceId]);
+    const payout = await as('firm-a', { method: 'POST', url: `/Insurance/${application.insuranceId}/payoutrequest`, payload: { period: '10y', firstMonth: '2026-12', accountNumber: VALIDATED_ACCOUNT } });
+    assert.equal(payout.statusCode, 201, payout.body);
     owned = {
       insuranceApplicationId: application.applicationId, insuranceId: application.insuranceId!, planApplicationId: planStatus.applicationId, agreementId: planStatus.agreementId!,
-      withdrawalRequestId: request.requestId, signCaseId: request.signCaseId,
+      withdrawalRequestId: request.requestId, signCaseId: request.signCaseId, payoutRequestId: (payout.json() as { requestId: string }).requestId,
     };
   });
   afterAll(() => gateway.destroy());
@@ -290,6 +301,7 @@ describe('the REST API walked route by route, caller by caller', () => {
     const pairs: Array<[refused: string, missing: string]> = [
       [`/Insurance/${owned.insuranceId}/withdrawalInformation`, '/Insurance/INS-404/withdrawalInformation'],
       [`/Insurance/withdrawalrequest/${owned.withdrawalRequestId}`, '/Insurance/withdrawalrequest/WR-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F'],
+      [`/Insurance/payoutrequest/${owned.payoutRequestId}`, '/Insurance/payoutrequest/PR-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F'],
       [`/SignCase/${owned.signCaseId}`, '/SignCase/SC-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F'],
       [`/Customer/${VALIDATED_ACCOUNT}/WithdrawalInformation`, '/Customer/50007654324/WithdrawalInformation'],
       [`/Customer/${WITHDRAWAL_ACCOUNT}/WithdrawalAccount`, '/Customer/50007654324/WithdrawalAccount'],

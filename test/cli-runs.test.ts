@@ -3,8 +3,9 @@
  * file, real PostgreSQL): `migrate` on an empty database and again, `debit-run` that
  * delivers a custodian's DebitAccounts and makes nothing new when repeated, `debit-run`
  * whose outbox cannot be written (the run stored, the recorded file delivered by the
- * repeat), `payout-run` on a month with nothing in payout, and `replay` of an id that
- * does not exist.
+ * repeat), `payout-run` on a month with nothing in payout, `replay` of an id that
+ * does not exist, and `withdrawals register` refused by its rules (exit 1 with the code,
+ * as every refusal; 2 is for usage and system errors).
  */
 import { describe, test, beforeAll, afterAll, expect } from '@jest/globals';
 import assert from 'node:assert/strict';
@@ -112,6 +113,21 @@ describe('operator commands', () => {
     assert.equal(outcome.runKey, '2026-12');
     assert.deepEqual(outcome.created, []);
     assert.equal((await cli('payout-run', '--month', 'December')).code, 2);
+  });
+
+  test('withdrawals register refused by its rules exits 1 with the first problem\'s code and saves nothing', async () => {
+    const register = (insurance: string, amount: string) =>
+      cli('withdrawals', 'register', '--insurance', insurance, '--amount', amount, '--account', '50001234560', '--channel', 'paper-form', '--reference', 'form 17');
+    // The demo's K insurance is held by the employer, whose company signatories are not registered, and the account is not validated.
+    const refused = await register('INS-100006', '5000.00');
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.equal(refused.stdout, '');
+    assert.match(refused.stderr, /^depot-gateway: WITHDRAWAL_NOT_ALLOWED: /);
+    const unknown = await register('INS-999999', '5000.00');
+    assert.deepEqual([unknown.code, /^depot-gateway: ([A-Z_]+):/.exec(unknown.stderr)?.[1]], [1, 'RESOURCE_NOT_FOUND']);
+    const badAmount = await register('INS-100006', 'lots');
+    assert.deepEqual([badAmount.code, /^depot-gateway: ([A-Z_]+):/.exec(badAmount.stderr)?.[1]], [1, 'REQUEST_INVALID']);
+    assert.deepEqual(await sql('SELECT request_id FROM withdrawal_requests'), [], 'nothing saved');
   });
 
   test('replay of an id no message has exits 1 with MESSAGE_NOT_FOUND', async () => {

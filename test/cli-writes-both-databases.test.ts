@@ -177,9 +177,10 @@ async function walk(engine: Engine): Promise<Walk> {
       await db.query(`INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
                       SELECT account_number, '2026-09-30', 5000, 95000, 100000, 1, 'cli-writes-test' FROM custody_accounts WHERE custodian_id = 'demo-custodian'
                       UNION ALL SELECT 'DEPA-100006', $1::date, 2000, 118000, 120000, 1, 'cli-writes-test'`, [today]);
-      // The employer (INS-100006's policyholder) has a validated withdrawal account.
+      // The employer (INS-100006's policyholder) and Anna (INS-100001's insured, whose payout is started) have the account validated.
       await db.query(`INSERT INTO withdrawal_accounts (registration_id, customer_id, account_digits, clearing_number, account_number, bank_name, registered_at, registered_by, validation_day, status, decided_at)
-                      VALUES ('WA-cli-writes', $1, $2, '5000', '1234560', 'SEB', now(), 'client:firm', $3::date, 'validated', now())`, [EMPLOYER, SEB_ACCOUNT, today]);
+                      VALUES ('WA-cli-writes', $1, $2, '5000', '1234560', 'SEB', now(), 'client:firm', $3::date, 'validated', now()),
+                             ('WA-cli-writes-anna', $4, $2, '5000', '1234560', 'SEB', now(), 'client:firm', $3::date, 'validated', now())`, [EMPLOYER, SEB_ACCOUNT, today, ANNA]);
       // Two applications under review, made by the advisor firm over the REST API.
       const firm = await startTestGateway({
         db, roles: ['api'], inline: true, clock: () => new Date(),

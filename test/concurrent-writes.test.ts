@@ -271,9 +271,21 @@ const ROWS: Readonly<Record<string, (bench: Bench) => Promise<void>>> = {
   'POST /api/insurances/:number/payout': async (b) => {
     const insurance = await issueInsurance(b);
     await b.gateway.deps.db.query(`UPDATE insurances SET payout_from = '2026-01-01' WHERE insurance_number = $1`, [insurance]);
-    const { answers } = await b.burst(times(() => staffCall('POST', `/api/insurances/${insurance}/payout`, { period: '10y', firstMonth: '2026-12', withdrawalAccount: '50001234560' })));
+    // To the insured's validated account (the insured is the applicant).
+    const { answers } = await b.burst(times(() => staffCall('POST', `/api/insurances/${insurance}/payout`, { period: '10y', firstMonth: '2026-12', withdrawalAccount: VALIDATED_ACCOUNT })));
     assert.deepEqual(tally(answers), { 201: 1, '409 PAYOUT_ALREADY_REGISTERED': AT_ONCE - 1 });
     assert.equal(await count(b, 'SELECT count(*) AS n FROM payouts WHERE insurance_number = $1', [insurance]), 1, 'one payout');
+  },
+
+  'POST /Insurance/:insuranceNumber/payoutrequest': async (b) => {
+    const insurance = await issueInsurance(b);
+    await b.gateway.deps.db.query(`UPDATE insurances SET payout_from = '2026-01-01' WHERE insurance_number = $1`, [insurance]);
+    const { answers } = await b.burst(times((i) => restCall(b, i, 'POST', `/Insurance/${insurance}/payoutrequest`, { period: '10y', firstMonth: '2026-12', accountNumber: VALIDATED_ACCOUNT })));
+    assert.deepEqual(tally(answers), { 201: AT_ONCE }, 'each made, each replacing the one before');
+    const made = await rows<{ status: string; closed: boolean }>(b,
+      `SELECT r.status, c.closed_at IS NOT NULL AS closed FROM payout_requests r JOIN sign_cases c ON c.subject_kind = 'payout' AND c.subject_id = r.request_id WHERE r.insurance_number = $1`, [insurance]);
+    assert.deepEqual(countBy(made.map((request) => `${request.status}, sign case ${request.closed ? 'closed' : 'open'}`)), { 'requested, sign case open': 1, 'closed, sign case closed': AT_ONCE - 1 }, 'one open request');
+    assert.equal(await count(b, `SELECT count(*) AS n FROM payout_request_events e JOIN payout_requests r USING (request_id) WHERE r.insurance_number = $1 AND e.event = 'closed'`, [insurance]), AT_ONCE - 1, 'each closed once');
   },
 
   'POST /api/debit-runs': async (b) => {

@@ -10,8 +10,9 @@ import { EXIT, reportError, table } from './output.ts';
  * /api/insurances/<number>/payout does. Through the running gateway's staff API when
  * one answers (recorded under the staff user), otherwise in-process with the same
  * checks (recorded under `cli:<account>`). A refusal (unknown, ended or already in
- * payout; a period the product does not offer; a month too early or passed; a bank
- * account that does not hold) exits 1 with its code, not as a failure.
+ * payout; a period the product does not offer; a month too early, passed or already
+ * run; a bank account that does not hold or is not registered and validated as the
+ * insured's) exits 1 with its code, not as a failure.
  */
 export function registerPayoutStartCommand(program: Command): void {
   program
@@ -20,7 +21,7 @@ export function registerPayoutStartCommand(program: Command): void {
     .argument('<number>', 'the insurance number, e.g. INS-100001')
     .requiredOption('--period <years>', 'the payout period the product offers: 10y, 36m (5y, 10y, 20y by default), or life-long')
     .requiredOption('--first-month <month>', 'the month of the first payout, YYYY-MM')
-    .requiredOption('--account <digits>', 'clearing number and account number, digits only (Swedbank: without the 5th clearing digit)')
+    .requiredOption('--account <digits>', "the insured's validated account: clearing number and account number, digits only (Swedbank: without the 5th clearing digit)")
     .option('--json', 'the payout registered as JSON')
     .action((number: string, options: StartOptions) => runPayoutStart(program.opts<GlobalOptions>(), number, options));
 }
@@ -34,7 +35,7 @@ interface StartOptions {
 
 const REFUSED: ReadonlySet<string> = new Set([
   'RESOURCE_NOT_FOUND', 'INSURANCE_ALREADY_ENDED', 'PAYOUT_ALREADY_REGISTERED', 'PAYOUT_NOT_YET_DUE', 'PAYOUT_MONTH_PASSED',
-  'PAYOUT_PERIOD_NOT_OFFERED', 'BANK_ACCOUNT_INVALID', 'REQUEST_INVALID',
+  'PAYOUT_PERIOD_NOT_OFFERED', 'BANK_ACCOUNT_INVALID', 'PAYOUT_ACCOUNT_NOT_VALIDATED', 'REQUEST_INVALID',
 ]);
 
 async function runPayoutStart(options: GlobalOptions, insuranceNumber: string, start: StartOptions): Promise<void> {

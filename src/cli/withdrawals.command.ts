@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { withConfiguredRates } from '../core/charges/yield-tax-rates.ts';
-import { GatewayError } from '../core/gateway-error.ts';
+import { GatewayError, isGatewayError } from '../core/gateway-error.ts';
 import type { StoredWithdrawalStatus } from '../core/withdrawal-request.rules.ts';
 import { findWithdrawalRequest, listWithdrawalRequests, type WithdrawalRequestRecord, type WithdrawalSummary } from '../ledger/withdrawal-requests.repository.ts';
 import { readApplicationLimit } from '../http/application-review.routes.ts';
@@ -9,7 +9,7 @@ import { runDepsFrom } from '../pipeline/debit-run.ts';
 import { decideWithdrawal } from '../pipeline/withdrawal-order.ts';
 import { registerRequestForCustomer, STAFF_REQUEST_CHANNELS, type StaffRequestChannel } from '../pipeline/withdrawal-request.ts';
 import { postJson, printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
-import { table } from './output.ts';
+import { EXIT, reportError, table } from './output.ts';
 
 /**
  * `depot-gateway withdrawals`: the insurer's approval of withdrawal requests — the list,
@@ -18,7 +18,9 @@ import { table } from './output.ts';
  * with a reason. Through the running gateway's staff API when one answers (recorded
  * under the staff user), otherwise in-process (recorded under `cli:<account>`). An approval of a fully signed
  * request orders it: its DebitAccounts document goes to the custodian. A decision on a
- * request decided already, or no such id, exits 1 with RESOURCE_NOT_FOUND.
+ * request decided already, or no such id, exits 1 with RESOURCE_NOT_FOUND; a registration
+ * the rules refuse exits 1 with the first problem's code (REFUSED_REGISTRATION), as the
+ * other commands answer a refusal — 2 stays for usage and system errors.
  */
 export function registerWithdrawalsCommand(program: Command): void {
   const globals = () => program.opts<GlobalOptions>();
@@ -106,18 +108,31 @@ interface RegisterOptions {
   json?: boolean;
 }
 
+/** What a refused registration answers with (registerRequestForCustomer): no such insurance, a bad field, or a rule of the request. */
+const REFUSED_REGISTRATION: ReadonlySet<string> = new Set([
+  'RESOURCE_NOT_FOUND', 'REQUEST_INVALID', 'BANK_ACCOUNT_INVALID', 'WITHDRAWAL_NOT_ALLOWED', 'WITHDRAWAL_AMOUNT_OUT_OF_BOUNDS', 'WITHDRAWAL_ACCOUNT_NOT_VALIDATED',
+]);
+
 async function runRegister(options: GlobalOptions, register: RegisterOptions): Promise<void> {
   const body = { insuranceNumber: register.insurance, amount: register.amount, accountNumber: register.account, channel: register.channel, reference: register.reference };
-  const request = await throughGatewayOrStore(
-    options,
-    async (gateway, by) => {
-      const requestId = await registerRequestForCustomer(gateway.deps.db, {
-        ...body, by, now: gateway.deps.clock(), yieldTaxRates: withConfiguredRates(gateway.config.charges.yieldTaxRates),
-      });
-      return (await findWithdrawalRequest(gateway.deps.db, requestId))!;
-    },
-    (client) => postJson<WithdrawalRequestRecord>(client, '/api/withdrawal-requests', body),
-  );
+  let request: WithdrawalRequestRecord;
+  try {
+    request = await throughGatewayOrStore(
+      options,
+      async (gateway, by) => {
+        const requestId = await registerRequestForCustomer(gateway.deps.db, {
+          ...body, by, now: gateway.deps.clock(), yieldTaxRates: withConfiguredRates(gateway.config.charges.yieldTaxRates),
+        });
+        return (await findWithdrawalRequest(gateway.deps.db, requestId))!;
+      },
+      (client) => postJson<WithdrawalRequestRecord>(client, '/api/withdrawal-requests', body),
+    );
+  } catch (error) {
+    if (!isGatewayError(error) || !REFUSED_REGISTRATION.has(error.code)) throw error;
+    reportError(error);
+    process.exitCode = EXIT.rejected;
+    return;
+  }
   if (register.json) return printJson(request);
   process.stdout.write(`${request.requestId}  ${request.status}  sign case ${request.signCaseId}\n`);
 }

@@ -119,6 +119,8 @@ export const ERROR_CODES = {
   PAYOUT_NOT_YET_DUE: { scope: 'system', httpStatus: 422, retryable: false, message: "The first payout would be paid before the insurance's payout can begin." },
   PAYOUT_MONTH_PASSED: { scope: 'system', httpStatus: 422, retryable: false, message: 'The first payout month has passed.' },
   PAYOUT_PERIOD_NOT_OFFERED: { scope: 'system', httpStatus: 422, retryable: false, message: "The insurance's product does not offer that payout period." },
+  PAYOUT_ACCOUNT_NOT_VALIDATED: { scope: 'system', httpStatus: 422, retryable: false, message: "The account is not registered and validated as the insured's." },
+  PAYOUT_SIGNATORIES_MISSING: { scope: 'system', httpStatus: 422, retryable: false, message: "The organisation policyholder's company signatories or signing rule are not registered." },
   REQUEST_INVALID: { scope: 'system', httpStatus: 400, retryable: false, message: 'The request is incomplete or malformed.' },
   COUNTERPARTY_AUTHENTICATION_REQUIRED: { scope: 'system', httpStatus: 401, retryable: false, message: "The counterparty's REST credentials are missing or wrong." },
   STAFF_AUTHENTICATION_REQUIRED: { scope: 'system', httpStatus: 401, retryable: false, message: 'Staff credentials are missing or wrong.' },

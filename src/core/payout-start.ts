@@ -2,7 +2,7 @@ import { parseBankAccount, type BankAccount } from './bank-account.ts';
 import { payoutDeadline } from './banking-calendar.ts';
 import { addDays, type IsoDate } from './calendar-date.ts';
 import { birthDateOf } from './debit-run.ts';
-import { requireYearMonth, type YearMonth } from './payout-plan.ts';
+import { addMonths, requireYearMonth, type YearMonth } from './payout-plan.ts';
 
 /**
  * When an insurance's payout can begin, and the payout the insured starts from then.
@@ -15,8 +15,12 @@ import { requireYearMonth, type YearMonth } from './payout-plan.ts';
  * - a payout is registered over one of the product's periods (`10y`, or `36m` where a
  *   product offers months: the product lists them in months), from a
  *   first month whose payout day (the 22nd, or the banking day before) is on or after
- *   the day payout can begin and which has not passed; the money goes to a Swedish bank
- *   account whose clearing number and check digit hold (bank-account.ts);
+ *   the day payout can begin, has not passed, and whose payout run has not been made for
+ *   the insurance's custodian (the month's sell orders went out by its 10th);
+ * - the money goes only to a Swedish bank account whose clearing number and check digit
+ *   hold (bank-account.ts) and which was registered in advance and validated as the
+ *   insured's (the withdrawal-account register and its 13:00 validation, as for
+ *   withdrawals: withdrawal-account.rules.ts) — never an account given on the day;
  * - life-long payout is offered by no product: a custody insurance is paid out over a
  *   fixed period of its value, and the gateway has no annuity basis to pay for life.
  */
@@ -39,8 +43,12 @@ export interface PayoutRequest {
   readonly account: BankAccount;
 }
 
-/** A refusal of a well-formed request, with the code staff are answered. */
-export type PayoutRefusal = { readonly code: 'PAYOUT_PERIOD_NOT_OFFERED' | 'PAYOUT_NOT_YET_DUE' | 'PAYOUT_MONTH_PASSED' | 'BANK_ACCOUNT_INVALID'; readonly message: string };
+/** Why a well-formed request is refused: the code answered, the field it is about, and what to do. */
+export interface PayoutRefusal {
+  readonly code: 'PAYOUT_PERIOD_NOT_OFFERED' | 'PAYOUT_NOT_YET_DUE' | 'PAYOUT_MONTH_PASSED' | 'BANK_ACCOUNT_INVALID' | 'PAYOUT_ACCOUNT_NOT_VALIDATED';
+  readonly field: 'period' | 'firstMonth' | 'account';
+  readonly message: string;
+}
 
 /** What staff send: `period` `10y`, `36m` or `life-long`; `firstMonth` YYYY-MM; `withdrawalAccount` digits. */
 export interface PayoutRequestBody {
@@ -66,20 +74,52 @@ export function readPayoutRequest(body: unknown): { problems: string[] } | Payou
   return { period, firstMonth: firstMonth as string, withdrawalAccount: withdrawalAccount as string };
 }
 
-/** Checks a read request against the insurance's product and payout date, as of `today`. */
+/**
+ * What the ledger says about the request's month and account, looked up for the request:
+ * whether the first month's payout run has been made at the insurance's custodian, and
+ * whether the account (as parseBankAccount reads it) is validated for the insured.
+ */
+export interface PayoutMonthAndAccountFacts {
+  readonly offeredMonths: readonly number[];
+  readonly canBegin: IsoDate;
+  readonly today: IsoDate;
+  readonly firstMonthRunMade: boolean;
+  readonly accountValidatedForInsured: boolean;
+}
+
+/**
+ * Checks a read request against the insurance's product and payout date, as of `today`.
+ * A refusal names every problem (`problems`, in the order of the fields) and the first of
+ * them (`refused`, what staff are answered).
+ */
 export function checkPayoutRequest(
-  request: PayoutRequestBody,
-  facts: { offeredMonths: readonly number[]; canBegin: IsoDate; today: IsoDate },
-): { refused: PayoutRefusal } | { accepted: PayoutRequest } {
+  request: PayoutRequestBody, facts: PayoutMonthAndAccountFacts,
+): { refused: PayoutRefusal; problems: readonly PayoutRefusal[] } | { accepted: PayoutRequest } {
+  const problems: PayoutRefusal[] = [];
   const offered = facts.offeredMonths.map(periodText).join(', ');
-  if (request.period === LIFE_LONG) return { refused: { code: 'PAYOUT_PERIOD_NOT_OFFERED', message: `Life-long payout is not offered; the product offers ${offered}.` } };
-  if (!facts.offeredMonths.includes(request.period)) return { refused: { code: 'PAYOUT_PERIOD_NOT_OFFERED', message: `${periodText(request.period)} is not offered; the product offers ${offered}.` } };
+  if (request.period === LIFE_LONG) problems.push({ code: 'PAYOUT_PERIOD_NOT_OFFERED', field: 'period', message: `Life-long payout is not offered; the product offers ${offered}.` });
+  else if (!facts.offeredMonths.includes(request.period)) problems.push({ code: 'PAYOUT_PERIOD_NOT_OFFERED', field: 'period', message: `${periodText(request.period)} is not offered; the product offers ${offered}.` });
   const { year, month } = requireYearMonth(request.firstMonth);
   const payBy = payoutDeadline(year, month);
-  if (payBy < facts.canBegin) return { refused: { code: 'PAYOUT_NOT_YET_DUE', message: `Payout can begin ${facts.canBegin}; ${request.firstMonth} would pay on ${payBy}.` } };
-  if (request.firstMonth < facts.today.slice(0, 7)) return { refused: { code: 'PAYOUT_MONTH_PASSED', message: `firstMonth ${request.firstMonth} has passed: the first payout month is this month (${facts.today.slice(0, 7)}) or later.` } };
+  const thisMonth = facts.today.slice(0, 7);
+  if (payBy < facts.canBegin) problems.push({ code: 'PAYOUT_NOT_YET_DUE', field: 'firstMonth', message: `Payout can begin ${facts.canBegin}; ${request.firstMonth} would pay on ${payBy}.` });
+  if (request.firstMonth < thisMonth) {
+    problems.push({ code: 'PAYOUT_MONTH_PASSED', field: 'firstMonth', message: `firstMonth ${request.firstMonth} has passed: the first payout month is this month (${thisMonth}) or later.` });
+  } else if (payBy < facts.today) {
+    problems.push({ code: 'PAYOUT_MONTH_PASSED', field: 'firstMonth', message: `The payout day of ${request.firstMonth} (${payBy}) has passed: the first payout month is ${addMonths(request.firstMonth, 1)} or later.` });
+  } else if (facts.firstMonthRunMade) {
+    problems.push({ code: 'PAYOUT_MONTH_PASSED', field: 'firstMonth', message: `The payout run of ${request.firstMonth} has been made (its sell orders went to the custodian): the first payout month is ${addMonths(request.firstMonth, 1)} or later.` });
+  }
   const reading = parseBankAccount(request.withdrawalAccount);
-  if (!reading.ok) return { refused: { code: 'BANK_ACCOUNT_INVALID', message: `withdrawalAccount: ${reading.problem}.` } };
+  if (!reading.ok) problems.push({ code: 'BANK_ACCOUNT_INVALID', field: 'account', message: `${reading.problem}.` });
+  else if (!facts.accountValidatedForInsured) {
+    problems.push({
+      code: 'PAYOUT_ACCOUNT_NOT_VALIDATED', field: 'account',
+      message: `The account ${reading.account.digits} is not registered and validated as the insured's: register it for the insured (POST /Customer/{account}/WithdrawalAccount with the insured's personnummer; registered before 07:00 on a banking day, it is validated at 13:00).`,
+    });
+  }
+  // An invalid account and a life-long period are among the problems: the narrowing is TypeScript's.
+  if (problems.length > 0 || !reading.ok || request.period === LIFE_LONG) return { refused: problems[0]!, problems };
   return { accepted: { months: request.period, firstMonth: request.firstMonth, account: reading.account } };
 }
 

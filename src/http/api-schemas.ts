@@ -275,14 +275,41 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
     },
   });
   add({
+    $id: 'PayoutRequest',
+    type: 'object',
+    description: "The insured's request to start the payout: it registers the payout once every signatory of its sign case has signed",
+    required: ['requestId', 'signCaseId', 'insuranceNumber', 'insured', 'customerId', 'period', 'months', 'firstMonth', 'accountNumber', 'bankName', 'status', 'requestedAt', 'history'],
+    properties: {
+      requestId: { type: 'string' },
+      signCaseId: { type: 'string', description: 'The sign case its signatories sign: GET /SignCase/{id}' },
+      insuranceNumber: { type: 'string' },
+      insured: { type: 'string', description: "The insured's personnummer: the request is theirs" },
+      customerId: { type: 'string', description: 'The policyholder' },
+      period: { type: 'string', description: 'As requested: "10y", "36m"' },
+      months: { type: 'integer' },
+      firstMonth: { type: 'string', description: 'YYYY-MM' },
+      accountNumber: { type: 'string', description: "The account paid to, validated as the insured's, digits only" },
+      bankName: { type: 'string' },
+      status: { type: 'string', enum: ['requested', 'registered', 'refused', 'closed'], description: 'requested: awaiting signatures; registered: the payout is registered and the monthly payout runs pay it; refused: signed, but no longer possible (the history says why); closed: replaced by another request, or a payout registered otherwise' },
+      requestedAt: { type: 'string', format: 'date-time' },
+      history: {
+        type: 'array',
+        items: {
+          type: 'object', required: ['event', 'at', 'by', 'reason'],
+          properties: { event: { type: 'string', enum: ['requested', 'signed', 'registered', 'refused', 'closed'] }, at: { type: 'string' }, by: { type: 'string' }, reason: { type: ['string', 'null'] } },
+        },
+      },
+    },
+  });
+  add({
     $id: 'SignCase',
     type: 'object',
     description: 'Who must sign a request, by role, and whether each has signed',
     required: ['signCaseId', 'requestId', 'subjectKind', 'closed', 'complete', 'signatories'],
     properties: {
       signCaseId: { type: 'string' },
-      requestId: { type: 'string', description: 'The request signed: a withdrawal request (WR-…)' },
-      subjectKind: { type: 'string', enum: ['withdrawal'], description: 'What kind of request it is' },
+      requestId: { type: 'string', description: 'The request signed: a withdrawal request (WR-…) or a payout request (PR-…)' },
+      subjectKind: { type: 'string', enum: ['withdrawal', 'payout'], description: 'What kind of request it is: GET /Insurance/withdrawalrequest/{requestId} or /Insurance/payoutrequest/{requestId}' },
       closed: { type: ['string', 'null'], description: 'Why nobody may sign it any more (the request was rejected); null while it may be signed' },
       complete: { type: 'boolean', description: 'Every signatory has signed (of company signatories: as many as companySignaturesRequired)' },
       companySignaturesRequired: { type: ['integer', 'null'], description: 'An organisation policyholder: how many of its company signatories must sign; null otherwise' },

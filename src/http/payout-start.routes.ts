@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { stockholmDate } from '../core/calendar-date.ts';
 import { GatewayError } from '../core/gateway-error.ts';
-import { checkPayoutRequest, payoutCanBegin, periodText, readPayoutRequest } from '../core/payout-start.ts';
+import { periodText, readPayoutRequest } from '../core/payout-start.ts';
 import type { Database } from '../ledger/database.ts';
 import { findPayoutStartFacts } from '../ledger/payout-start.repository.ts';
+import { closeOpenRequest } from '../pipeline/payout-request.ts';
+import { checkPayoutStart } from '../pipeline/payout-start-check.ts';
 import { schedulePayout } from '../pipeline/payout-run.ts';
 import type { HttpServerOptions } from './server.ts';
 import { staffUserOf } from './staff-user.ts';
@@ -13,9 +14,11 @@ import { staffUserOf } from './staff-user.ts';
  * e-service) once payout can begin:
  * POST /api/insurances/<number>/payout `{"period": "10y", "firstMonth": "2035-02", "withdrawalAccount": "50001234567"}`.
  * The period (`10y`, `36m`) is one the product offers (5, 10 and 20 years unless it says otherwise); the first month's payout day may not
- * fall before the day payout can begin; the account is a Swedish bank account (clearing
- * number and account number, digits only). Recorded once, under the staff user and
- * time (payouts.registered_by, created_at); from the first month on, the monthly payout
+ * fall before the day payout can begin, nor have passed, nor its payout run have been
+ * made; the account (clearing number and account number, digits only) is registered in
+ * advance and validated as the insured's (src/pipeline/payout-start-check.ts). Recorded
+ * once, under the staff user and time (payouts.registered_by, created_at), and an open
+ * payout request of the insured is closed; from the first month on, the monthly payout
  * run (src/pipeline/payout-run.ts) orders a sell order and a payout until it is paid out.
  */
 export async function registerPayoutStartRoutes(app: FastifyInstance, options: HttpServerOptions): Promise<void> {
@@ -48,21 +51,19 @@ export async function registerPayout(db: Database, insuranceNumber: string, body
     await tx.query('SELECT 1 FROM insurances WHERE insurance_number = $1 FOR UPDATE', [insuranceNumber]);
     const facts = await findPayoutStartFacts(tx, insuranceNumber);
     if (!facts) throw new GatewayError('RESOURCE_NOT_FOUND', `No insurance ${insuranceNumber}.`);
-    if (facts.endDate !== null) throw new GatewayError('INSURANCE_ALREADY_ENDED', `Insurance ${insuranceNumber} ended ${facts.endDate}.`);
-    if (facts.inPayout) {
-      const { rows } = await tx.query<{ startMonth: string; by: string | null }>('SELECT start_month AS "startMonth", registered_by AS by FROM payouts WHERE insurance_number = $1', [insuranceNumber]);
-      throw new GatewayError('PAYOUT_ALREADY_REGISTERED', `Insurance ${insuranceNumber} is in payout from ${rows[0]?.startMonth}, registered by ${rows[0]?.by ?? 'the gateway'}.`);
+    const checked = await checkPayoutStart(tx, facts, read, now);
+    if (!checked.ok) {
+      const [first] = checked.problems;
+      throw new GatewayError(first.code, first.field === 'account' ? `withdrawalAccount: ${first.message}` : first.message, { details: { insuranceNumber } });
     }
-    const canBegin = payoutCanBegin(facts);
-    const checked = checkPayoutRequest(read, { offeredMonths: facts.offeredMonths, canBegin, today: stockholmDate(now) });
-    if ('refused' in checked) throw new GatewayError(checked.refused.code, checked.refused.message, { details: { insuranceNumber } });
     const { months, firstMonth, account } = checked.accepted;
     await schedulePayout(tx, {
       insuranceNumber, startMonth: firstMonth, terms: { months },
       registration: { withdrawalAccount: account.digits, registeredBy: by },
     }, now);
+    await closeOpenRequest(tx, insuranceNumber, `A payout was registered by ${by}.`, by, now);
     return {
-      insuranceNumber, canBegin, period: periodText(months), months, firstMonth, withdrawalAccount: account.digits, bankName: account.bankName,
+      insuranceNumber, canBegin: checked.canBegin, period: periodText(months), months, firstMonth, withdrawalAccount: account.digits, bankName: account.bankName,
       registeredBy: by, registeredAt: now.toISOString(),
     };
   });

@@ -20,6 +20,7 @@ import { registerWithdrawalAccountRoutes } from './withdrawal-accounts.routes.ts
 import { registerWithdrawalInformationRoutes } from './withdrawal-information.routes.ts';
 import { withConfiguredRates } from '../core/charges/yield-tax-rates.ts';
 import { registerWithdrawalRequestRoutes } from './withdrawal-requests.routes.ts';
+import { registerPayoutRequestRoutes } from './payout-requests.routes.ts';
 import { registerSignCaseRoutes } from './sign-cases.routes.ts';
 import { createBankIdClientFromConfig } from '../bankid/bankid-client.ts';
 import { runDepsFrom } from '../pipeline/debit-run.ts';
@@ -81,6 +82,7 @@ export async function registerRestApi(app: FastifyInstance, options: RestApiOpti
       await registerWithdrawalAccountRoutes(authenticated, { db: options.db, clock });
       await registerWithdrawalInformationRoutes(authenticated, { db: options.db, clock, yieldTaxRates: withConfiguredRates(options.config.charges.yieldTaxRates) });
       await registerWithdrawalRequestRoutes(authenticated, { db: options.db, clock, yieldTaxRates: withConfiguredRates(options.config.charges.yieldTaxRates) });
+      await registerPayoutRequestRoutes(authenticated, { db: options.db, clock });
       const bankid = options.config.bankid ? await createBankIdClientFromConfig(options.config.bankid) : undefined;
       authenticated.addHook('onClose', async () => bankid?.close());
       const scheduler = options.scheduler ?? { enqueue: async () => undefined, requeue: async () => undefined };

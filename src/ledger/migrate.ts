@@ -32,6 +32,7 @@ import * as ledgerRowsByMessage from './migrations/0030-ledger-rows-by-message.t
 import * as customerAccessLookups from './migrations/0031-customer-access-lookups.ts';
 import * as signCasesForAnyRequest from './migrations/0032-sign-cases-for-any-request.ts';
 import * as deathBenefitBeneficiaries from './migrations/0033-death-benefit-beneficiaries.ts';
+import * as payoutRequests from './migrations/0034-payout-requests.ts';
 import * as paymentOrders from './migrations/0037-payment-orders.ts';
 import * as ssekMessagesByTxId from './migrations/0038-ssek-messages-by-tx-id.ts';
 
@@ -76,6 +77,7 @@ export const MIGRATIONS: readonly Migration[] = [
   customerAccessLookups,
   signCasesForAnyRequest,
   deathBenefitBeneficiaries,
+  payoutRequests,
   paymentOrders,
   ssekMessagesByTxId,
 ];

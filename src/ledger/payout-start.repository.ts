@@ -1,12 +1,13 @@
 import type { IsoDate } from '../core/calendar-date.ts';
 import { payoutCanBegin } from '../core/payout-start.ts';
 import type { Sql } from './database.ts';
+import { accessFactsOf, customerAccessColumns, withoutAccessColumns, type AccessGate, type CustomerAccessRow } from './powers-of-attorney.repository.ts';
 
 /**
  * What the ledger knows about an insurance's payout start (migration 0024): its
  * product's payout age and periods, the agreed start date, and whether it has ended or
- * is in payout already. Read by the daily payout-start check and by staff registering a
- * payout.
+ * is in payout already. Read by the daily payout-start check, by staff registering a
+ * payout and by a payout request (with who owns and holds the insurance).
  */
 export interface PayoutStartFacts {
   readonly insuranceNumber: string;
@@ -19,16 +20,51 @@ export interface PayoutStartFacts {
   readonly inPayout: boolean;
 }
 
+/** The facts of one insurance, with who owns it, what kind it is and the custodian holding its custody account. */
+export interface InsurancePayoutFacts extends PayoutStartFacts {
+  readonly policyholder: string;
+  readonly kind: 'P' | 'T' | 'K';
+  readonly custodianId: string;
+}
+
 const FACTS = `
   SELECT i.insurance_number AS "insuranceNumber", i.insured_pin AS "insuredPin", p.payout_age AS "payoutAge",
          i.payout_from::text AS "agreedFrom", p.payout_months AS "offeredMonths", i.end_date::text AS "endDate",
          EXISTS (SELECT 1 FROM payouts o WHERE o.insurance_number = i.insurance_number) AS "inPayout"
     FROM insurances i JOIN products p ON p.code = i.product_code`;
 
-/** The facts of one insurance, when it exists. */
-export async function findPayoutStartFacts(sql: Sql, insuranceNumber: string): Promise<PayoutStartFacts | undefined> {
-  const { rows } = await sql.query<PayoutStartFacts>(`${FACTS} WHERE i.insurance_number = $1`, [insuranceNumber]);
-  return rows[0];
+/**
+ * The facts of one insurance, when it exists; with `mayReach`, only when the caller may
+ * reach it as the insured's (its access decided on the insured's facts, read in the same
+ * statement: a payout request is the insured's).
+ */
+export async function findPayoutStartFacts(sql: Sql, insuranceNumber: string, mayReach?: AccessGate): Promise<InsurancePayoutFacts | undefined> {
+  const { rows } = await sql.query<InsurancePayoutFacts & Partial<CustomerAccessRow>>(
+    `SELECT i.insurance_number AS "insuranceNumber", i.insured_pin AS "insuredPin", p.payout_age AS "payoutAge",
+            i.payout_from::text AS "agreedFrom", p.payout_months AS "offeredMonths", i.end_date::text AS "endDate",
+            EXISTS (SELECT 1 FROM payouts o WHERE o.insurance_number = i.insurance_number) AS "inPayout",
+            i.policyholder, p.kind, a.custodian_id AS "custodianId"${mayReach ? `, ${customerAccessColumns('i.insured_pin')}` : ''}
+       FROM insurances i JOIN products p ON p.code = i.product_code JOIN custody_accounts a ON a.account_number = i.custody_account
+      WHERE i.insurance_number = $1`,
+    [insuranceNumber],
+  );
+  const row = rows[0];
+  if (!row || (mayReach && !mayReach(accessFactsOf(row as CustomerAccessRow), row.custodianId))) return undefined;
+  return withoutAccessColumns(row);
+}
+
+/**
+ * Whether a month's payout run has been made for a custodian: its DebitAccounts run is
+ * recorded (`debit_runs`), or the calendar job `calendarJob` has run the month (it makes
+ * no run of a custodian with nothing to pay, but the month's orders have gone out).
+ */
+export async function payoutRunMade(sql: Sql, month: string, custodianId: string, calendarJob: string): Promise<boolean> {
+  const { rows } = await sql.query<{ made: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM debit_runs WHERE run_key = $1 AND custodian_id = $2 AND kind = 'payout')
+         OR EXISTS (SELECT 1 FROM calendar_runs WHERE job = $3 AND period = $1) AS made`,
+    [month, custodianId, calendarJob],
+  );
+  return rows[0]?.made === true;
 }
 
 /**

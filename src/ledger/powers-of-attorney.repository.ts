@@ -77,7 +77,12 @@ export async function revokePowerOfAttorney(db: Database, id: string, by: string
   });
 }
 
-/** What the access policy needs to decide on a customer: its powers of attorney and the custodians of its insurances. */
+/**
+ * What the access policy needs to decide on a customer: its powers of attorney and the
+ * custodians of its insurances — those it holds and those on its life (an employee's
+ * occupational pension: the insured registers the account its payout goes to, and starts
+ * the payout, through the custodian holding it).
+ */
 export interface CustomerAccessFacts {
   readonly powers: readonly PowerOfAttorney[];
   readonly custodianIds: readonly string[];
@@ -96,7 +101,7 @@ export function customerAccessColumns(customer: string): string {
                                              'validTo', poa.valid_to::text, 'revoked', poa.revoked_at IS NOT NULL))
              FROM powers_of_attorney poa WHERE poa.customer_id = ${customer}) AS "accessPowers",
           ARRAY(SELECT DISTINCT ca.custodian_id FROM insurances ci JOIN custody_accounts ca ON ca.account_number = ci.custody_account
-                 WHERE ci.policyholder = ${customer}) AS "accessCustodianIds"`;
+                 WHERE ci.policyholder = ${customer} OR ci.insured_pin = ${customer}) AS "accessCustodianIds"`;
 }
 
 /** The columns `customerAccessColumns` adds to a row. */

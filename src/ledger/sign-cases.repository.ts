@@ -14,12 +14,12 @@ import type { SignatoryRole } from '../core/withdrawal-request.rules.ts';
  * that rejects or ends it.
  */
 
-/** What a sign case is for. */
-export type SignCaseSubjectKind = 'withdrawal';
+/** What a sign case is for: a withdrawal request, or the insured's payout request (migration 0034). */
+export type SignCaseSubjectKind = 'withdrawal' | 'payout';
 
 export interface SignCaseSubject {
   readonly kind: SignCaseSubjectKind;
-  /** The request's own id (a withdrawal request's `WR-…`). */
+  /** The request's own id (a withdrawal request's `WR-…`, a payout request's `PR-…`). */
   readonly id: string;
 }
 export interface SignCaseSignatory {
@@ -32,7 +32,7 @@ export interface SignCaseRecord {
   readonly signCaseId: string;
   readonly subject: SignCaseSubject;
   readonly visibleText: string;
-  /** The customer whose request it is (the policyholder, or the employer of a plan). */
+  /** The customer whose request it is (the policyholder; the insured of a payout request; the employer of a plan). */
   readonly customerId: string;
   /** The custodian holding the insurance (or chosen in an application); its access is to this case. */
   readonly custodianId: string | null;

@@ -3,6 +3,7 @@ import type { Sql } from '../ledger/database.ts';
 import type { SignCaseSubjectKind } from '../ledger/sign-cases.repository.ts';
 import { addWithdrawalEvent } from '../ledger/withdrawal-requests.repository.ts';
 import type { RunDeps } from './debit-run.ts';
+import { payoutRequestSigned } from './payout-request.ts';
 import { orderWithdrawalIfReady } from './withdrawal-order.ts';
 
 /**
@@ -26,5 +27,7 @@ export function signedRequestHandlers(deps: RunDeps): Readonly<Record<SignCaseSu
       await addWithdrawalEvent(tx, requestId, 'signed', now, `bankid:${signature.personalNumber}`, signature.role);
       return orderWithdrawalIfReady(tx, deps, requestId, now);
     },
+    /** A payout request registers the payout once signed by all (payout-request.ts); it sends no document itself. */
+    payout: payoutRequestSigned,
   };
 }
