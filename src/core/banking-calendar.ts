@@ -197,7 +197,8 @@ const DEBIT_MONTH = {
  * Q2 at the end of July, Q3 at the end of October, Q4 in February of the following
  * year; "end" is the last banking day of the month.
  *
- * DOMAIN.md says only "February" for the Q4 run. We take its last banking day too,
+ * The insurer's specification says only "February" for the Q4 run (docs/domain.md,
+ * "The debit and payout calendar"). We take its last banking day too,
  * like the other three: it gives the year-end custody values (the base of the yield
  * tax on the opening value) and the custodians' annual statements the longest time
  * to arrive and be corrected before money is taken. Example: Q4 2025 → 2026-02-27.

