@@ -1,10 +1,11 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson, runReports, runDebitRunCommand, runPayoutRunCommand, runPayoutNotices, runMailSetAside, runHashSecret } from './cli/commands.ts';
+import { runStart, runMigrate, runSubmit, runReplay, runMessagesList, runMessagesShow, runMessagesResponse, runPerson, runReports, runDebitRunCommand, runPayoutRunCommand, runMailSetAside, runHashSecret } from './cli/commands.ts';
 import { registerInsuranceEndCommand } from './cli/insurance-end.command.ts';
 import { registerBankIdTestServerCommand } from './cli/bankid-test-server.command.ts';
 import { registerInsuranceCommand } from './cli/insurance.command.ts';
 import { registerPayoutStartCommand } from './cli/payout-start.command.ts';
+import { registerPayoutNoticesCommand } from './cli/payout-notices.command.ts';
 import { registerDeathBenefitCommand } from './cli/death-benefit.command.ts';
 import { registerPaymentOrdersCommand } from './cli/payment-orders.command.ts';
 import { EXIT, reportError } from './cli/output.ts';
@@ -131,12 +132,7 @@ program
   .option('--json', 'JSON lines instead of a table')
   .action((options) => runMailSetAside(program.opts(), options));
 
-program
-  .command('payout-notices')
-  .description('insurances whose payout can begin: the notice for the letter to the insured, and when it was mailed to customer service')
-  .option('--unsent', 'only notices not mailed yet')
-  .option('--json', 'JSON lines instead of a table')
-  .action((options) => runPayoutNotices(program.opts(), options));
+registerPayoutNoticesCommand(program);
 
 registerApplicationNoticesCommand(program);
 

@@ -353,15 +353,20 @@ describe('staff console', () => {
     assert.equal(card('signed-withdrawals', '/console/withdrawal-requests?status=signed'), await count(`SELECT count(*) AS n FROM withdrawal_requests WHERE status = 'signed'`));
     assert.equal(card('unsent-payout-notices', '/console/payout-notices?unsent=true'), await count('SELECT count(*) AS n FROM payout_notices WHERE sent_at IS NULL'));
 
-    // Payout notices: insurance, insured, custody account, the day payout can begin, recorded, mailed to whom and when.
+    // Payout notices: insurance, insured (masked), custody account, the day payout can begin, recorded, how the
+    // insured was told (no address of Anna is known: a letter, linked) and the copy mailed to whom and when.
     const payouts = await page('/console/payout-notices');
+    const letter = (insurance: string) => `2026-11-22 07:30:00 <a data-letter href="/console/payout-notices/${insurance}/letter">letter (PDF)</a>`;
     assert.deepEqual(rowsNamed(payouts, 'payout-notices', 'INS-100001'), [
-      ['INS-100001', 'Anna Andersson', 'DEPA-100001', '2035-01-01', '', '', '2026-11-22 06:00:00', `2026-11-22 07:30:00 to ${CUSTOMER_SERVICE}`]]);
+      ['INS-100001', 'Anna Andersson, 19700101-****', 'DEPA-100001', '2035-01-01', '', '', '2026-11-22 06:00:00', letter('INS-100001'), `2026-11-22 07:30:00 to ${CUSTOMER_SERVICE}`]]);
     assert.deepEqual(rowsNamed(payouts, 'payout-notices', 'INS-100006'), [
-      ['INS-100006', 'Anna Andersson', 'DEPA-100006', '2035-01-01', '', '', '2026-11-22 06:00:00', `2026-11-22 07:30:00 to ${CUSTOMER_SERVICE}`]]);
-    const evasNotice = ['INS-100005', 'Eva Ek', 'DEPA-100005', '2041-07-15', '', '', '2026-11-22 08:00:00', NOT_YET];
+      ['INS-100006', 'Anna Andersson, 19700101-****', 'DEPA-100006', '2035-01-01', '', '', '2026-11-22 06:00:00', letter('INS-100006'), `2026-11-22 07:30:00 to ${CUSTOMER_SERVICE}`]]);
+    const evasNotice = ['INS-100005', 'Eva Ek, 19760715-****', 'DEPA-100005', '2041-07-15', '', '', '2026-11-22 08:00:00', '<span data-untold>not yet</span>', NOT_YET];
     assert.deepEqual(rowsNamed(payouts, 'payout-notices', 'INS-100005'), [evasNotice]);
-    assert.ok(payouts.includes('<a href="/console/payout-notices?unsent=true">Not mailed yet</a>'), 'a link to the unsent ones');
+    assert.ok(payouts.includes('<a href="/console/payout-notices?unsent=true">Copy not mailed yet</a>'), 'a link to the unsent ones');
+    assert.ok(payouts.includes('<a href="/console/payout-notices?letters=true">Letters to print</a>'), 'a link to the print queue');
+    const printQueue = await page('/console/payout-notices?letters=true');
+    assert.deepEqual(cellsOf(printQueue, 'payout-notices').map((cells) => cells[0]).sort(), ['INS-100001', 'INS-100006']);
     // Only the notice not mailed yet under ?unsent=true.
     const unsentPayouts = await page('/console/payout-notices?unsent=true');
     assert.deepEqual(cellsOf(unsentPayouts, 'payout-notices'), [evasNotice]);

@@ -507,7 +507,7 @@ test('runs missed while the gateway was down are made at start', async () => {
   }
 });
 
-test('payout can begin: customer service is mailed once per notice; without mail settings the notices wait; staff API and CLI list them', async () => {
+test('payout can begin: customer service is mailed once per notice; without mail settings the copies wait; staff API and CLI list them', async () => {
   const sink = await startSmtpSink();
   const folder = await mkdtemp(join(tmpdir(), 'dg-payout-notices-'));
   const gateway = await gatewayOnDemoLedger({
@@ -525,7 +525,7 @@ test('payout can begin: customer service is mailed once per notice; without mail
     await db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-100002', startMonth: '2026-05', terms: { months: 4 }, registration: PAYOUT_REGISTRATION }, new Date('2026-04-15T08:00:00Z')));
     await makeRun(db, runDeps(gateway), (tx) => runPayoutRun(tx, runDeps(gateway), '2026-05', new Date('2026-05-01T05:00:00Z')));
 
-    // No mail settings: recorded, not mailed, and still waiting.
+    // No mail settings: recorded, not mailed, and still waiting (Bertil's payout has begun: he is not told it can).
     const unmailed = await db.transaction((tx) => mailPayoutNotices(tx, { mailSender: undefined, address: undefined, log: gateway.log }, new Date('2026-05-01T05:30:00Z')));
     assert.deepEqual(unmailed, []);
     assert.deepEqual((await listPayoutNotices(db, { unsent: true })).map((n) => n.insuranceNumber), ['INS-100002']);
@@ -537,7 +537,7 @@ test('payout can begin: customer service is mailed once per notice; without mail
     const mail = sink.mails[0]!;
     assert.deepEqual(mail.envelopeTo, [CUSTOMER_SERVICE]);
     assert.equal(mail.parsed.subject, 'Payout can begin: 1 insurance');
-    assert.match(mail.parsed.text ?? '', /- INS-100002 \(Bertil Berg\), custody account DEPA-100002: from 2026-05, first payout 10000\.00 SEK, paid by 2026-05-22/);
+    assert.match(mail.parsed.text ?? '', /- INS-100002 \(Bertil Berg, 19800202-\*\*\*\*\), custody account DEPA-100002: from 2026-05, first payout 10000\.00 SEK, paid by 2026-05-22; the insured was not told: the payout was started/);
     assert.doesNotMatch(mail.parsed.text ?? '', /198002021239/, 'no personal identity number in the mail');
     assert.equal(mail.parsed.messageId, '<payout-notices.2026-05-01.07.30@depot-gateway>');
 
@@ -555,8 +555,9 @@ test('payout can begin: customer service is mailed once per notice; without mail
     assert.equal(listed.status, 200);
     expect((await listed.json()) as unknown).toEqual({
       notices: [{
-        insuranceNumber: 'INS-100002', insuredName: 'Bertil Berg', accountNumber: 'DEPA-100002', canBegin: null, firstMonth: '2026-05', firstAmount: '10000.00',
-        payBy: '2026-05-22', recordedAt: '2026-05-01T05:00:00.000Z', sentTo: CUSTOMER_SERVICE, sentAt: '2026-05-01T06:00:00.000Z',
+        insuranceNumber: 'INS-100002', insuredPin: '198002021239', insuredName: 'Bertil Berg', accountNumber: 'DEPA-100002', canBegin: null, firstMonth: '2026-05', firstAmount: '10000.00',
+        payBy: '2026-05-22', recordedAt: '2026-05-01T05:00:00.000Z', insuredNotice: 'not-needed', insuredAddress: null, insuredToldAt: '2026-05-01T05:30:00.000Z',
+        sentTo: CUSTOMER_SERVICE, sentAt: '2026-05-01T06:00:00.000Z',
       }],
     });
     const unsent = await fetch(`http://127.0.0.1:${port}/api/payout-notices?unsent=true`, { headers: auth });
@@ -569,8 +570,8 @@ test('payout can begin: customer service is mailed once per notice; without mail
     assert.deepEqual(json.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { insuranceNumber: string; sentTo: string }).sentTo), [CUSTOMER_SERVICE]);
     const human = await runCliToEnd(['payout-notices', '--config', config]);
     assert.equal(human.code, 0, human.stderr);
-    assert.match(human.stdout, /^INSURANCE +INSURED +ACCOUNT +FROM +FIRST PAYOUT +PAID BY +RECORDED +MAILED\n/);
-    assert.match(human.stdout, /\nINS-100002 +Bertil Berg +DEPA-100002 +2026-05 +10000\.00 +2026-05-22 +2026-05-01T05:00:00\.000Z +2026-05-01T06:00:00\.000Z customer\.service@insurer\.example\n/);
+    assert.match(human.stdout, /^INSURANCE +INSURED +CUSTODY ACCOUNT +CAN BEGIN +FIRST MONTH +FIRST PAYOUT +INSURED TOLD +COPY MAILED\n/);
+    assert.match(human.stdout, /\nINS-100002 +Bertil Berg +DEPA-100002 +- +2026-05 +10000\.00 by 2026-05-22 +not needed \(started or ended first\) +2026-05-01T06:00:00\.000Z to customer\.service@insurer\.example\n/);
   } finally {
     await mailSender.close();
     await gateway.destroy();

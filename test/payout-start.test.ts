@@ -1,9 +1,10 @@
 /**
  * Payouts that really begin, on the demo ledger in the real PostgreSQL: Anna Andersson
  * (born 1 January 1970) reaches 65 on 1 January 2035, the product's payout age; the
- * daily payout-start check records the notice that payout can begin and customer
- * service is mailed it; staff register the payout she started (refusals with their
- * codes, through the staff API and the CLI); then three monthly payout runs each order
+ * daily payout-start check records the notice that payout can begin, a letter tells her
+ * and customer service is mailed the copy; staff register the payout she started on a
+ * paper form, to her validated account (refusals with their codes, through the staff API
+ * and the CLI); then three monthly payout runs each order
  * exactly one sell order and one payout in the custodian's DebitAccounts, and the last
  * one closes the insurance as paid out.
  */
@@ -63,14 +64,21 @@ test('payout can begin at 65 → notice → payout registered by staff → three
     assert.deepEqual(await runDuePeriods(db, startJob, new Date('2035-01-02T05:00:00Z'), gateway.log), ['2035-01-02']);
     assert.equal((await listPayoutNotices(db)).length, 2);
 
-    // The existing notice mail tells customer service, for the letter to the insured.
+    // The notice job: no address of Anna is known, so a letter tells her; customer service is mailed the copy.
     const noticeJob = payoutNoticeJob({ mailSender, address: CUSTOMER_SERVICE, log: gateway.log });
     await runDuePeriods(db, noticeJob, new Date('2035-01-01T07:00:00Z'), gateway.log);
     await waitFor(() => sink.mails.length === 1, 'the notice mail');
     const text = sink.mails[0]!.parsed.text ?? '';
     assert.equal(sink.mails[0]!.parsed.subject, 'Payout can begin: 2 insurances');
-    assert.match(text, /- INS-100001 \(Anna Andersson\), custody account DEPA-100001: payout can begin 2035-01-01; not started yet/);
-    assert.match(text, /register it with depot-gateway payout-start/);
+    assert.match(text, /- INS-100001 \(Anna Andersson, 19700101-\*\*\*\*\), custody account DEPA-100001: payout can begin 2035-01-01; not started yet; a letter to the insured is in the print queue/);
+    assert.match(text, /a paper form is registered with depot-gateway payout-start/);
+    assert.deepEqual((await listPayoutNotices(db)).map((n) => n.insuredNotice), ['letter', 'letter']);
+
+    // Anna's account, registered for her and validated at 13:00 (test/payout-requests.test.ts walks the registration).
+    await db.query(
+      `INSERT INTO withdrawal_accounts (registration_id, customer_id, account_digits, clearing_number, account_number, bank_name, registered_at, registered_by, validation_day, status, decided_at)
+       VALUES ('WA-ANNA', '197001011233', $1, '5000', '1234560', 'SEB', '2034-12-29T05:00:00Z', 'client:firm', '2034-12-29', 'validated', '2034-12-29T12:00:00Z')`, [VALID_SEB_ACCOUNT],
+    );
 
     // Staff register the payout Anna started, on 2 January 2035.
     now = new Date('2035-01-02T09:00:00Z');
@@ -88,6 +96,7 @@ test('payout can begin at 65 → notice → payout registered by staff → three
       [{ ...valid, period: '7y' }, 422, 'PAYOUT_PERIOD_NOT_OFFERED'],
       [{ ...valid, firstMonth: '2034-12' }, 422, 'PAYOUT_NOT_YET_DUE'],
       [{ ...valid, withdrawalAccount: '50001234561' }, 422, 'BANK_ACCOUNT_INVALID'],
+      [{ ...valid, withdrawalAccount: '50007654324' }, 422, 'PAYOUT_ACCOUNT_NOT_VALIDATED'],
       [{ firstMonth: 'January' }, 400, 'REQUEST_INVALID'],
     ] as const;
     for (const [body, status, code] of refusals) {

@@ -28,7 +28,6 @@ import { EXIT, table } from './output.ts';
 import { stopOnSignals } from './stop-on-signal.ts';
 import { runDepsFrom, type RunOutcome } from '../pipeline/debit-run.ts';
 import { makeRequestedRun, readDebitRunRequest, readPayoutRunRequest, type RunRequest } from '../pipeline/requested-run.ts';
-import { listPayoutNotices } from '../pipeline/payout-notices.job.ts';
 import { listSetAsideMail, setAsideLimit } from '../ledger/mail-set-aside.repository.ts';
 import { hashSecret } from '../config/secret-hash.ts';
 import { readSecret } from './read-secret.ts';
@@ -259,17 +258,6 @@ async function runAnnualReports(options: GlobalOptions, reports: { year?: string
   }
   const cells = rows.map((r) => [String(r.year), r.custodianId, r.kind, r.status, r.deadline, r.arrivedAt ?? '-', r.messageId ?? '-', r.notifiedAt ?? '-']);
   process.stdout.write(table([['YEAR', 'CUSTODIAN', 'KIND', 'STATUS', 'DEADLINE', 'ARRIVED', 'MESSAGE', 'NOTIFIED'], ...cells]));
-}
-
-export async function runPayoutNotices(options: GlobalOptions, notices: { unsent?: boolean; json?: boolean }): Promise<void> {
-  const query = { unsent: notices.unsent === true };
-  const rows = await readStore(options, (gateway) => listPayoutNotices(gateway.deps.db, query), (client) => client.payoutNotices(query));
-  if (notices.json) {
-    for (const row of rows) printJson(row);
-    return;
-  }
-  const cells = rows.map((n) => [n.insuranceNumber, n.insuredName ?? '-', n.accountNumber ?? '-', n.firstMonth ?? '-', n.firstAmount ?? '-', n.payBy ?? '-', n.recordedAt, n.sentAt ? `${n.sentAt} ${n.sentTo}` : '-']);
-  process.stdout.write(table([['INSURANCE', 'INSURED', 'ACCOUNT', 'FROM', 'FIRST PAYOUT', 'PAID BY', 'RECORDED', 'MAILED'], ...cells]));
 }
 
 export async function runMailSetAside(options: GlobalOptions, listing: { limit?: string; json?: boolean }): Promise<void> {

@@ -6,7 +6,6 @@ import { ERROR_CODES, isErrorCode } from '../core/error-codes.ts';
 import type { IntakeReceipt } from '../channels/envelope.ts';
 import type { MessageEvent, MessageFilter, StoredMessage } from '../ledger/messages.repository.ts';
 import type { CustodianReportView } from '../pipeline/report-deadlines.job.ts';
-import type { PayoutNoticeView } from '../pipeline/payout-notices.job.ts';
 import type { SetAsideMailView } from '../ledger/mail-set-aside.repository.ts';
 
 /**
@@ -101,10 +100,6 @@ export class GatewayClient {
     return (await this.request<{ reports: CustodianReportView[] }>(`/api/custodian-reports?${params}`)).reports;
   }
 
-  async payoutNotices(query: { unsent?: boolean | undefined }): Promise<PayoutNoticeView[]> {
-    return (await this.request<{ notices: PayoutNoticeView[] }>(`/api/payout-notices${query.unsent ? '?unsent=true' : ''}`)).notices;
-  }
-
   async setAsideMail(limit: number): Promise<SetAsideMailView[]> {
     return (await this.request<{ mails: SetAsideMailView[] }>(`/api/mail/set-aside?limit=${limit}`)).mails;
   }
@@ -115,6 +110,13 @@ export class GatewayClient {
 
   /** A staff API GET answered with a document (XML), its bytes as sent; an error answer is thrown as the GatewayError of its code. */
   async requestBytes(path: string): Promise<Buffer> {
+    const response = await fetch(`${this.base}${path}`, { headers: this.headers() });
+    if (!response.ok) throw await toError(response);
+    return Buffer.from(await response.arrayBuffer());
+  }
+
+  /** A staff API call answered with bytes (a PDF); an error answer is thrown as the GatewayError of its code. */
+  async download(path: string): Promise<Buffer> {
     const response = await fetch(`${this.base}${path}`, { headers: this.headers() });
     if (!response.ok) throw await toError(response);
     return Buffer.from(await response.arrayBuffer());

@@ -17,7 +17,8 @@ export interface InsuranceApplicationInput {
   readonly advisorCode: string;
   /** `email`: where the policyholder is told when the application goes to manual review; optional. */
   readonly policyholder: { readonly id: string; readonly email?: string };
-  readonly insured: { readonly id: string };
+  /** `email`: where the insured is told that payout can begin; optional (without it, and without the policyholder's own when the same person: a letter). */
+  readonly insured: { readonly id: string; readonly email?: string };
   /** P, T or K; needed only where the product offers more than one. */
   readonly taxCategory?: string;
   /** SEK, as decimal strings ("10000.00"); at least one of the two. */

@@ -87,7 +87,13 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
           email,
         },
       },
-      insured: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', pattern: '^\\d{12}$', description: 'personnummer (12 digits)' } } },
+      insured: {
+        type: 'object', additionalProperties: false, required: ['id'],
+        properties: {
+          id: { type: 'string', pattern: '^\\d{12}$', description: 'personnummer (12 digits)' },
+          email: { ...email, description: "Where the insured is told when payout can begin (optional; otherwise by letter). The policyholder's email serves when the policyholder is the insured" },
+        },
+      },
       taxCategory: { type: 'string', enum: ['P', 'T', 'K'], description: "Needed only where the product offers more than one" },
       premium: {
         type: 'object', additionalProperties: false, minProperties: 1,

@@ -23,9 +23,9 @@ export async function issueInsurance(tx: Sql, applicationId: string, input: Insu
   await tx.query('INSERT INTO persons (personal_identity_number) VALUES ($1) ON CONFLICT DO NOTHING', [input.insured.id]);
   await tx.query('INSERT INTO custody_accounts (account_number, custodian_id, opened_on) VALUES ($1, $2, $3)', [account, input.custodianId, day]);
   await tx.query(
-    `INSERT INTO insurances (insurance_number, agreement_number, insured_pin, product_code, start_date, policyholder, custody_account, created_by_message)
-     VALUES ($1, NULL, $2, $3, $4, $5, $6, $7)`,
-    [insuranceNumber, input.insured.id, input.productId, day, input.policyholder.id, account, applicationId],
+    `INSERT INTO insurances (insurance_number, agreement_number, insured_pin, product_code, start_date, policyholder, custody_account, created_by_message, insured_email)
+     VALUES ($1, NULL, $2, $3, $4, $5, $6, $7, $8)`,
+    [insuranceNumber, input.insured.id, input.productId, day, input.policyholder.id, account, applicationId, insuredEmailOf(input)],
   );
   if (input.premium.monthly) {
     await insertPremiums(tx, applicationId, [{ insuranceNumber: insuranceNumber!, effectiveDate: day, monthlyAmount: input.premium.monthly, currency: 'SEK' }]);
@@ -45,4 +45,9 @@ export async function issueInsurance(tx: Sql, applicationId: string, input: Insu
   }]);
   await tx.query('UPDATE applications SET insurance_number = $2 WHERE application_id = $1', [applicationId, insuranceNumber]);
   return insuranceNumber!;
+}
+
+/** Where the insured can be mailed (the notice that payout can begin): their own address, or the policyholder's when the policyholder is the insured. */
+function insuredEmailOf(input: InsuranceApplicationInput): string | null {
+  return input.insured.email ?? (input.policyholder.id === input.insured.id ? input.policyholder.email ?? null : null);
 }

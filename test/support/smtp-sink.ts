@@ -2,7 +2,8 @@
  * A real SMTP server for the mail tests (the smtp-server package) on a free loopback
  * port: it keeps every mail it accepts, raw and parsed with mailparser. While
  * `refusing` is set it answers each mail with a temporary failure (451), as a relay
- * under load does, so a test can watch the gateway retry.
+ * under load does, so a test can watch the gateway retry; an address in
+ * `refusedRecipients` is refused for good (550 at RCPT TO), as a mailbox that does not exist.
  */
 import { SMTPServer } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -21,6 +22,7 @@ export interface SmtpSink {
   /** Mails refused while `refusing` was set. */
   refused: number;
   refusing: boolean;
+  readonly refusedRecipients: Set<string>;
   close(): Promise<void>;
 }
 
@@ -32,12 +34,17 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     mails: [],
     refused: 0,
     refusing: false,
+    refusedRecipients: new Set(),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (sink.refusedRecipients.has(address.address)) return callback(Object.assign(new Error('5.1.1 no such mailbox'), { responseCode: 550 }));
+      return callback();
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
