@@ -4,7 +4,7 @@
  * with a custody value, a withdrawal request and debit lines is read whole through GET
  * /api/insurances/:number — in one statement, counted on the database handle — and
  * through the console page, which masks the personal identity numbers and is linked
- * from the withdrawal and application lists; once its end is recorded it is shown
+ * from the withdrawal, application and payout-notice lists; once its end is recorded it is shown
  * ended, with no premium. A demo insurance under the employer's agreement names the
  * agreement and the employer; an unknown number is RESOURCE_NOT_FOUND. The CLI's text
  * is checked on the view the API gave.
@@ -17,6 +17,7 @@ import { formatInsurance } from '../src/cli/insurance.command.ts';
 import type { Database, Sql } from '../src/ledger/database.ts';
 import { insertLines, insertRun } from '../src/ledger/debit-runs.repository.ts';
 import type { InsuranceView } from '../src/ledger/insurance-view.repository.ts';
+import { recordPayoutCanBegin } from '../src/ledger/payout-start.repository.ts';
 import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
 import { insertSignCase } from '../src/ledger/sign-cases.repository.ts';
 import { insertWithdrawalRequest } from '../src/ledger/withdrawal-requests.repository.ts';
@@ -147,6 +148,11 @@ describe('staff look at any insurance', () => {
       const listed = await inject({ url: list, headers: { cookie: session.cookie } });
       assert.ok(listed.body.includes(link), `${list} links to the insurance page`);
     }
+    // A payout notice names its insurance too: one whose agreed payout date has come.
+    await handle.query(`UPDATE insurances SET payout_from = '2026-01-01' WHERE insurance_number = 'INS-100003'`);
+    await recordPayoutCanBegin(handle, '2026-11-22', FIXED_NOW);
+    const notices = await inject({ url: '/console/payout-notices', headers: { cookie: session.cookie } });
+    assert.ok(notices.body.includes('<a href="/console/insurances/INS-100003">INS-100003</a>'), 'the payout notices link to the insurance page');
     const unknown = await inject({ url: '/console/insurances/INS-999999', headers: { cookie: session.cookie } });
     assert.equal(unknown.statusCode, 404);
   });

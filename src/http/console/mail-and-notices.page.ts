@@ -6,6 +6,7 @@ import { listSetAsideMail, type SetAsideMailView } from '../../ledger/mail-set-a
 import { listPayoutNotices, payoutNoticeLetter, type PayoutNoticeView } from '../../pipeline/payout-notices.job.ts';
 import type { HttpServerOptions } from '../server.ts';
 import { html, type Html } from './html.ts';
+import { insuranceLink } from './insurance-link.ts';
 import { choices, formatTime, listTable, page, type Column } from './layout.ts';
 
 /**
@@ -71,7 +72,7 @@ const MAIL_COLUMNS: readonly Column<SetAsideMailView>[] = [
 ];
 
 const PAYOUT_COLUMNS: readonly Column<PayoutNoticeView>[] = [
-  ['Insurance', (notice) => notice.insuranceNumber],
+  ['Insurance', (notice) => insuranceLink(notice.insuranceNumber)],
   ['Insured', (notice) => `${notice.insuredName ? `${notice.insuredName}, ` : ''}${maskPersonalIdentityNumbers(notice.insuredPin)}`],
   ['Custody account', (notice) => notice.accountNumber ?? ''],
   ['Can begin', (notice) => notice.canBegin ?? ''], ['First month', (notice) => notice.firstMonth ?? ''],
