@@ -170,7 +170,8 @@ describe('REST API', () => {
     assert.equal(description.openapi, '3.1.0');
     assert.deepEqual(Object.keys(description.paths).sort(), [
       '/Advisor/{advisorcode}', '/Customer/{customerNumber}/WithdrawalAccount', '/Customer/{customerNumber}/WithdrawalInformation',
-      '/Customer/{id}/InsuranceApplications', '/Document/{id}', '/Insurance/withdrawalrequest', '/Insurance/withdrawalrequest/{id}',
+      '/Customer/{id}/InsuranceApplications', '/Document/{id}', '/Insurance/payoutrequest/{id}', '/Insurance/{insuranceNumber}/payoutrequest',
+      '/Insurance/withdrawalrequest', '/Insurance/withdrawalrequest/{id}',
       '/Insurance/withdrawalrequest/{id}/receipt', '/Insurance/{insuranceNumber}/withdrawalInformation', '/InsuranceApplication', '/InsuranceApplication/validation',
       '/InsuranceApplication/{id}', '/InsuranceApplication/{id}/Receipt', '/PlanApplication', '/PlanApplication/validation', '/PlanApplication/{id}',
       '/PlanApplication/{id}/Receipt', '/Product', '/Product/{id}/Funds', '/Product/{id}/document', '/SignCase/{id}', '/SignCase/{id}/Collect',

@@ -30,8 +30,8 @@ import { handOverRunDocuments, storeCustodianRun, type CustodianRunSummary, type
  * - the insured is told once that payout can begin: the daily payout-start check
  *   (payout-start.job.ts) writes the `payout_notices` row on the day it can, and the
  *   first installment records its month there (a payout put in place without that
- *   notice gets it with the first installment). The ledger holds no address for insured
- *   persons, so payout-notices.job.ts mails the notice to customer service, for the letter;
+ *   notice gets it with the first installment). payout-notices.job.ts tells the insured
+ *   (by mail, or by a letter to print) and mails customer service a copy;
  * - a death benefit of repayment protection (death-benefit-orders.ts) is ordered once, in
  *   the first run of its custodian after the death and the beneficiary's account were
  *   recorded: one sell order of the whole account and one final payout to that account,
@@ -42,11 +42,15 @@ import { handOverRunDocuments, storeCustodianRun, type CustodianRunSummary, type
  *   committed — retried, never a second document.
  */
 
-/** The payout the insured started, as staff registered it (src/http/payout-start.routes.ts): the audit of the payout. */
+/**
+ * The payout the insured started, as staff registered it from a paper form
+ * (src/http/payout-start.routes.ts) or the insured's signed request registered it
+ * (src/pipeline/payout-request.ts): the audit of the payout.
+ */
 export interface PayoutRegistration {
-  /** Clearing number and account number, digits only. */
+  /** Clearing number and account number, digits only: validated as the insured's (src/pipeline/payout-start-check.ts). */
   readonly withdrawalAccount: string;
-  /** `staff:<user>` or `cli:<account>`; the payout's `created_at` says when. */
+  /** `staff:<user>`, `cli:<account>` or `bankid:<the insured's personnummer>`; the payout's `created_at` says when. */
   readonly registeredBy: string;
 }
 

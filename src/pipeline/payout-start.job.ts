@@ -6,9 +6,10 @@ import type { CalendarJob } from './calendar.scheduler.ts';
 /**
  * The daily check for insurances whose payout can begin (the agreed payout start date,
  * else the insured's birthday at the product's payout age: src/core/payout-start.ts).
- * Each one reached gets its `payout_notices` row, once; payout-notices.job.ts mails it
- * to customer service for the letter to the insured, who then starts the payout (staff
- * register it: POST /api/insurances/<number>/payout, `depot-gateway payout-start`).
+ * Each one reached gets its `payout_notices` row, once; payout-notices.job.ts tells the
+ * insured (by mail or by letter) and customer service, and the insured then starts the
+ * payout (a signed payout request, src/pipeline/payout-request.ts; or a paper form staff
+ * register: POST /api/insurances/<number>/payout, `depot-gateway payout-start`).
  * A period is a Stockholm day; a day missed while the gateway was down is covered by
  * the next, which finds every insurance reached on or before it.
  */
