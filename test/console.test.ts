@@ -246,7 +246,7 @@ describe('staff console', () => {
     assert.equal(rowsOf(runs, 'runs'), await count('SELECT count(*) AS n FROM debit_runs'));
     assert.match(runs, /debit-run-2026-Q3\.DebitAccounts\.xml/);
     assert.match(runs, /<td>123\.45<\/td>/, 'the lines add up');
-    assert.match(runs, /<td>ACC-HELD-1<\/td><td>INS-HELD-1<\/td><td>no custody values on or before 2026-09-30<\/td>/);
+    assert.match(runs, /<td>ACC-HELD-1<\/td><td><a href="\/console\/insurances\/INS-HELD-1">INS-HELD-1<\/a><\/td><td>no custody values on or before 2026-09-30<\/td>/);
     assert.equal(rowsOf(await page('/console/runs?kind=payout'), 'runs'), await count(`SELECT count(*) AS n FROM debit_runs WHERE kind = 'payout'`));
     assert.match(await page('/console/runs?kind=weekly'), /Kind &quot;weekly&quot; is not known/);
 
@@ -334,9 +334,9 @@ describe('staff console', () => {
     });
     assert.deepEqual(rejection.json(), { requestId: 'WR-CONSOLE-2', status: 'rejected' });
 
-    /** The cells of each row of a page's table, as the page renders them. */
+    /** The cells of each row of a page's table, as the page renders them; an insurance number's link to its page is checked and read as the number. */
     const cellsOf = (body: string, id: string) => [...(body.match(new RegExp(`<table id="${id}">([\\s\\S]*?)</table>`))?.[1] ?? '').matchAll(/<tr>(<td>[\s\S]*?)<\/tr>/g)]
-      .map((row) => [...row[1]!.matchAll(/<td>([\s\S]*?)<\/td>/g)].map((cell) => cell[1]));
+      .map((row) => [...row[1]!.matchAll(/<td>([\s\S]*?)<\/td>/g)].map((cell) => cell[1]!.replace(/^<a href="\/console\/insurances\/([^"]+)">\1<\/a>$/, '$1')));
     const rowsNamed = (body: string, id: string, ...first: string[]) => cellsOf(body, id).filter((cells) => first.every((value, index) => cells[index] === value));
 
     // Each list has as many rows as the database, none now empty.
