@@ -379,7 +379,7 @@ export const configSchema = z.strictObject({
   notifications: z.strictObject({
     /** The insurer's operations team: late and missing custodian reports are mailed here (needs mail.smtp). */
     operationsAddress: emailAddress.optional(),
-    /** The insurer's customer service: notices that an insured's payout can begin are mailed here, for the letter to the insured (default: operationsAddress). */
+    /** The insurer's customer service: a copy of the notices that an insured's payout can begin, and how each insured was told, is mailed here (default: operationsAddress). */
     customerServiceAddress: emailAddress.optional(),
   }).prefault({}),
   /**
