@@ -102,7 +102,7 @@ await runBenchmark('rest', async (resources) => {
     method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({
       productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: '197001011233' }, insured: { id: '197001011233' }, premium: { monthly: '1000' },
-      funds: [{ isin: 'SE000DEPA010', percent: 100 }], custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: false, premiumWaiver: false },
+      funds: [{ isin: 'SE000DEPA010', percent: 100 }], custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
     }),
   });
   if (submitted.status !== 201) throw new Error(`the application was not accepted: ${submitted.status} ${await submitted.text()}`);

@@ -3,7 +3,8 @@
  * REST API on a real gateway (PostgreSQL, the demo ledger) record the coverages chosen,
  * and the next debit run charges the risk premium of exactly those — repayment
  * protection on the capital, premium waiver on the premiums due — and none for an
- * insurance that chose neither.
+ * insurance that chose neither. A capital insurance always carries repayment
+ * protection: applied for without it, it is refused.
  */
 import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
@@ -28,18 +29,34 @@ test('the coverages an application chose are recorded at issue and charged by th
       method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' },
       payload: 'grant_type=client_credentials&client_id=firm&client_secret=firm-secret',
     })).json() as { access_token: string };
-    const issue = async (coverages: { repaymentProtection: boolean; premiumWaiver: boolean }): Promise<string> => {
+    const issue = async (coverages: { repaymentProtection: boolean; premiumWaiver: boolean }, productId = application.productId): Promise<string> => {
       const answer = await gateway.http!.inject({
-        method: 'POST', url: '/InsuranceApplication', headers: { authorization: `Bearer ${token.access_token}` }, payload: { ...application, coverages },
+        method: 'POST', url: '/InsuranceApplication', headers: { authorization: `Bearer ${token.access_token}` }, payload: { ...application, productId, coverages },
       });
       assert.equal(answer.statusCode, 201, answer.body);
       const saved = answer.json() as { status: string; insuranceId: string };
       assert.equal(saved.status, 'issued');
       return saved.insuranceId;
     };
+    // KF-DEPA is a capital insurance (K): without repayment protection it is refused, and nothing is saved.
+    const refused = await gateway.http!.inject({
+      method: 'POST', url: '/InsuranceApplication', headers: { authorization: `Bearer ${token.access_token}` },
+      payload: { ...application, coverages: { repaymentProtection: false, premiumWaiver: true } },
+    });
+    assert.equal(refused.statusCode, 422, refused.body);
+    const problem = refused.json() as { code: string; errors: { path: string; code: string; message: string }[] };
+    assert.equal(problem.code, 'APPLICATION_INVALID');
+    assert.deepEqual(problem.errors, [{
+      path: '$.coverages.repaymentProtection', code: 'REPAYMENT_PROTECTION_REQUIRED',
+      message: 'KF-DEPA is a capital insurance (K), which always carries repayment protection: set it to true.',
+    }]);
+    const { rows: saved } = await gateway.deps.db.query<{ n: number }>('SELECT count(*)::int AS n FROM insurances WHERE start_date = $1', ['2026-02-10']);
+    assert.equal(saved[0]!.n, 0);
+
     const protectedOne = await issue({ repaymentProtection: true, premiumWaiver: false });
-    const uncovered = await issue({ repaymentProtection: false, premiumWaiver: false });
-    const waived = await issue({ repaymentProtection: false, premiumWaiver: true });
+    // A private pension (P) may go without either.
+    const uncovered = await issue({ repaymentProtection: false, premiumWaiver: false }, 'PPF-DEPA');
+    const waived = await issue({ repaymentProtection: false, premiumWaiver: true }, 'PPF-DEPA');
     const ours = [protectedOne, uncovered, waived];
 
     const db = gateway.deps.db;

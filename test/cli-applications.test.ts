@@ -28,7 +28,7 @@ const IN_PROCESS = `cli:${userInfo().username}`;
 const application = {
   productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: ANNA }, insured: { id: ANNA },
   premium: { single: '2000000.00' }, funds: [{ isin: 'SE000DEPA010', percent: 100 }],
-  custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: false, premiumWaiver: false },
+  custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
 };
 
 interface Summary { applicationId: string; kind: string; status: string; customerId: string; insuranceId: string | null }

@@ -74,7 +74,7 @@ const INSURER_ACCOUNT = { name: 'Test Försäkring AB', iban: 'SE455000000005839
 const APPLICATION = {
   productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: ANNA }, insured: { id: ANNA },
   premium: { single: '2000000.00' }, funds: [{ isin: 'SE000DEPA010', percent: 100 }],
-  custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: false, premiumWaiver: false },
+  custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
 };
 
 interface Run {

@@ -49,6 +49,18 @@ test('an unknown product, an occupational product, and no premium at all', () =>
   assert.deepEqual(checkInsuranceApplication(input, occupational).map((p) => p.path), ['$.productId']);
 });
 
+test('a capital insurance is applied for with repayment protection; P and T may leave it out', () => {
+  const without = { ...input, coverages: { repaymentProtection: false, premiumWaiver: true } };
+  assert.deepEqual(checkInsuranceApplication(without, facts), [{
+    path: '$.coverages.repaymentProtection', code: 'REPAYMENT_PROTECTION_REQUIRED',
+    message: 'KF-DEPA is a capital insurance (K), which always carries repayment protection: set it to true.',
+  }]);
+  const pension = { ...facts, product: { ...facts.product!, id: 'PPF-DEPA', taxCategory: 'P' as const } };
+  assert.deepEqual(checkInsuranceApplication({ ...without, productId: 'PPF-DEPA' }, pension), []);
+  // An unknown product says so; whether it needs the protection cannot be known.
+  assert.deepEqual(checkInsuranceApplication(without, { ...facts, product: undefined }).map((p) => p.code), ['PRODUCT_UNKNOWN']);
+});
+
 test('manual review: a large single premium, an old insured, an organisation as policyholder', () => {
   assert.deepEqual(reviewReasons(input, rules, '2026-11-25'), []);
   assert.deepEqual(reviewReasons({ ...input, premium: { single: '1000000.01' } }, rules, '2026-11-25'), ['single premium above 1000000 SEK']);

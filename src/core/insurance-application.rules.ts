@@ -96,6 +96,10 @@ export function checkInsuranceApplication(input: InsuranceApplicationInput, fact
 
   if (!facts.custodianIds.includes(input.custodianId)) problem('$.custodianId', 'CUSTODIAN_UNKNOWN', `${input.custodianId} is not a custodian of the insurer (${facts.custodianIds.join(', ')}).`);
   if (input.beneficiary.choice === 'named' && (input.beneficiary.names ?? []).length === 0) problem('$.beneficiary.names', 'BENEFICIARY_MISSING', 'A named beneficiary choice names at least one beneficiary.');
+  // Every capital insurance carries repayment protection: 101 % of the custody value if the insured dies before payout begins.
+  if (product?.taxCategory === 'K' && !input.coverages.repaymentProtection) {
+    problem('$.coverages.repaymentProtection', 'REPAYMENT_PROTECTION_REQUIRED', `${product.id} is a capital insurance (K), which always carries repayment protection: set it to true.`);
+  }
   return problems;
 }
 
