@@ -249,19 +249,23 @@ test('a failed delivery leaves the run stored; the run made again delivers the r
   }
 });
 
-test('February 2025: P/T accounts are held for want of a 2025 rate, and debited once the configuration sets one', async () => {
+test('February 2025: the P/T tax on the opening value is held for want of a 2025 rate while the charges are debited, and taken once the configuration sets one', async () => {
   const held = await gatewayOnDemoLedger();
   const configured = await gatewayOnDemoLedger({ settings: { charges: { yieldTaxRates: { 2025: { pt: '0.300' } } } } });
   try {
     for (const gateway of [held, configured]) await insertYear(gateway.deps.db);
     const at = new Date('2025-02-03T08:00:00Z');
     const without = await held.deps.db.transaction((tx) => runDebitRun(tx, runDeps(held), { year: 2024, quarter: 4 }, at, { dryRun: true }));
-    const heldBack = without.created[0]?.held.filter((h) => h.accountNumber === 'DEPA-100001' || h.accountNumber === 'DEPA-100007') ?? [];
-    assert.deepEqual(heldBack.map((h) => h.accountNumber), ['DEPA-100001', 'DEPA-100007']);
+    assert.ok(!without.created[0]?.held.some((h) => h.accountNumber === 'DEPA-100001' || h.accountNumber === 'DEPA-100007'), 'the accounts are not held');
+    const heldBack = without.created[0]?.heldTax ?? [];
+    assert.deepEqual(heldBack.map((h) => [h.accountNumber, h.basis, h.taxYear, h.base]), [['DEPA-100001', 'OpeningValue', 2025, '550000.00'], ['DEPA-100007', 'OpeningValue', 2025, '1180000.00']]);
     assert.match(heldBack[0]?.reason ?? '', /No yield tax rate for P\/T in tax year 2025 .*charges\.yieldTaxRates/);
+    const debited = linesOf(without.documents?.[0]?.body ?? '');
+    assert.deepEqual(Object.keys(debited['DEPA-100001'] ?? {}), ['FixedCharge', 'CapitalCharge']);
+    assert.equal(debited['DEPA-100006']?.['YieldTax/OpeningValue'], '3019.20', 'K has its 2025 rate');
 
     const withRate = await configured.deps.db.transaction((tx) => runDebitRun(tx, runDeps(configured), { year: 2024, quarter: 4 }, at, { dryRun: true }));
-    assert.ok(!withRate.created[0]?.held.some((h) => h.accountNumber === 'DEPA-100001' || h.accountNumber === 'DEPA-100007'));
+    assert.deepEqual(withRate.created[0]?.heldTax, []);
     const lines = linesOf(withRate.documents?.[0]?.body ?? '');
     // The latest values on or before 31 December 2024 are those of 1 July: 550 000.00 (T) and 1 180 000.00 (P), × 0.300 %.
     assert.equal(lines['DEPA-100001']?.['YieldTax/OpeningValue'], '1650.00');

@@ -331,6 +331,12 @@ function printOutcome(result: RunOutcome, run: { dryRun?: boolean; json?: boolea
   const cells = result.created.map((c) => [c.custodianId, String(c.accounts), c.total, String(c.held.length), c.fileName ?? '-', result.delivered.find((d) => d.documentId === c.documentId)?.target ?? (run.dryRun ? '(dry run)' : '-')]);
   if (cells.length > 0) process.stdout.write(table([['CUSTODIAN', 'ACCOUNTS', 'TOTAL', 'HELD', 'FILE', 'DELIVERED TO'], ...cells]));
   for (const held of result.created.flatMap((c) => c.held)) process.stdout.write(`held: ${held.accountNumber} (${held.insuranceNumber}): ${held.reason}\n`);
+  for (const tax of result.created.flatMap((c) => c.heldTax ?? [])) {
+    process.stdout.write(`tax held: ${tax.accountNumber} (${tax.insuranceNumber}): YieldTax/${tax.basis} ${tax.periodFrom}–${tax.periodTo} on ${tax.base}${tax.halfBase ? ' at half' : ''}: ${tax.reason}\n`);
+  }
+  for (const tax of result.created.flatMap((c) => c.caughtUpTax ?? [])) {
+    process.stdout.write(`tax held by ${tax.heldBy} debited: ${tax.accountNumber} (${tax.insuranceNumber}): YieldTax/${tax.basis} ${tax.periodFrom}–${tax.periodTo} ${tax.amount}\n`);
+  }
   // Files an earlier run of the key stored and could not deliver, delivered now.
   const earlier = result.delivered.filter((d) => !result.created.some((c) => c.documentId === d.documentId));
   for (const { documentId, target } of earlier) process.stdout.write(`delivered ${documentId}, stored by an earlier run: ${target}\n`);

@@ -35,16 +35,57 @@ test('an account debit: lines per charge, zero lines left out, a sell order for 
   assert.equal(poor.debit.sellOrder, '298.13'); // 398.63 − 100.50
 });
 
-test('accounts without values or rates are held, insurances not in force skipped', () => {
+test('accounts without values are held, insurances not in force skipped; a missing yield tax rate holds back the tax line alone', () => {
   const run = debitRun([
     { ...base, valuations: [] },
     { ...base, accountNumber: 'DEPA-2', insuranceNumber: 'INS-2', insuredFrom: '2025-01-01' },
     { ...base, accountNumber: 'DEPA-3', insuranceNumber: 'INS-3', kind: 'P', coverages: [], valuations: [{ asOf: '2025-12-31', totalValue: '1000.00', cash: '0' }] },
+    { ...base, accountNumber: 'DEPA-4', insuranceNumber: 'INS-4', insuredFrom: '2026-01-01' },
   ], 2025, 4);
-  assert.deepEqual(run.debits.map((d) => d.accountNumber), ['DEPA-2']);
-  assert.deepEqual(run.held.map((h) => h.accountNumber), ['DEPA-1', 'DEPA-3']);
-  assert.match(run.held[1]?.reason ?? '', /No yield tax rate for P\/T in tax year 2026/);
-  assert.match(run.held[1]?.reason ?? '', /charges\.yieldTaxRates/);
+  assert.deepEqual(run.held.map((h) => h.accountNumber), ['DEPA-1']);
+  assert.match(run.held[0]?.reason ?? '', /no custody values on or before 2025-12-31/);
+  assert.deepEqual(run.debits.map((d) => d.accountNumber), ['DEPA-2', 'DEPA-3']);
+  // The P account without a 2026 rate: February 2026 debits its charges (the whole quarter, at 0 until 31 December:
+  // 90.00 fixed; capital 1 000.00 × 1 day × 0.5 % / 365 = 0.0136… → 0.01) and holds the tax on the opening value.
+  const p = run.debits[1]!;
+  assert.deepEqual(p.lines.map((l) => [l.charge, l.amount]), [['FixedCharge', '90.00'], ['CapitalCharge', '0.01']]);
+  assert.equal(p.total, '90.01');
+  assert.deepEqual(p.heldTax.map(({ reason: _reason, ...tax }) => tax), [
+    { kind: 'P', basis: 'OpeningValue', taxYear: 2026, base: '1000.00', halfBase: false, periodFrom: '2026-01-01', periodTo: '2026-12-31' },
+  ]);
+  assert.match(p.heldTax[0]!.reason, /No yield tax rate for P\/T in tax year 2026 .*charges\.yieldTaxRates/);
+  assert.deepEqual(p.caughtUp, []);
+});
+
+test('a held tax is debited by a later run once its rate is known, with its own basis and period, in the total and the sell order', () => {
+  const pending = {
+    heldBy: '2025-Q4', kind: 'P', basis: 'OpeningValue', taxYear: 2026, base: '1000000.00', halfBase: false,
+    periodFrom: '2026-01-01', periodTo: '2026-12-31', reason: 'No yield tax rate for P/T in tax year 2026',
+  } as const;
+  const p: AccountFacts = {
+    ...base, kind: 'P', coverages: [], pendingTaxes: [pending],
+    valuations: [{ asOf: '2026-03-31', totalValue: '1000000.00', cash: '2000.00' }],
+  };
+  // Still no rate: the Q1 2026 run leaves it pending and debits the quarter.
+  const without = accountDebit(p, 2026, 1);
+  assert.ok('debit' in without);
+  assert.deepEqual([without.debit.caughtUp, without.debit.lines.map((l) => l.charge)], [[], ['FixedCharge', 'CapitalCharge']]);
+  // With the rate set: 1 000 000.00 × 0.355 % = 3 550.00, a line of its own beside the quarter's.
+  const rates = withConfiguredRates({ 2026: { pt: '0.355' } });
+  const withRate = accountDebit(p, 2026, 1, rates);
+  assert.ok('debit' in withRate);
+  const { debit } = withRate;
+  // Q1 2026, 90 days: capital 1 000 000.00 × 1 day (31 March) × 0.5 % / 365 = 13.6986… → 13.70.
+  assert.deepEqual(debit.lines.map((l) => [l.charge, l.basis, l.amount, l.periodFrom, l.periodTo, l.heldBy]), [
+    ['FixedCharge', undefined, '90.00', '2026-01-01', '2026-03-31', undefined],
+    ['CapitalCharge', undefined, '13.70', '2026-01-01', '2026-03-31', undefined],
+    ['YieldTax', 'OpeningValue', '3550.00', '2026-01-01', '2026-12-31', '2025-Q4'],
+  ]);
+  assert.deepEqual(debit.caughtUp, [{ heldBy: '2025-Q4', basis: 'OpeningValue', periodFrom: '2026-01-01', periodTo: '2026-12-31', amount: '3550.00' }]);
+  assert.equal(debit.total, '3653.70');
+  assert.equal(debit.sellOrder, '1653.70'); // 3 653.70 − cash 2 000.00
+  // An account held back for want of values takes nothing, the pending tax included.
+  assert.deepEqual(accountDebit({ ...p, valuations: [] }, 2026, 1, rates), { held: { accountNumber: 'DEPA-1', insuranceNumber: 'INS-1', reason: 'no custody values on or before 2026-03-31' } });
 });
 
 test('an ended insurance: lines to its last day in force, no opening-value tax, skipped after its end', () => {
@@ -64,13 +105,13 @@ test('an ended insurance: lines to its last day in force, no opening-value tax, 
   assert.deepEqual(accountDebit({ ...base, insuredThrough: '2024-06-20' }, 2024, 3), { skipped: true });
 });
 
-test('a P/T rate set in the configuration debits the account the built-in table held back; K keeps its built-in rate', () => {
+test('a P/T rate set in the configuration debits the tax the built-in table would hold back; K keeps its built-in rate', () => {
   const p: AccountFacts = { ...base, accountNumber: 'DEPA-3', insuranceNumber: 'INS-3', kind: 'P', coverages: [], valuations: [{ asOf: '2025-12-31', totalValue: '1000000.00', cash: '0' }] };
   const rates = withConfiguredRates({ 2026: { pt: '0.355' } });
   assert.equal(rates[2026]?.k?.percent, '1.065', 'the built-in K figure stays');
   assert.deepEqual(rates[2026]?.pt, { percent: '0.355', confirmed: true, basis: 'set in the configuration (charges.yieldTaxRates)' });
   const run = debitRun([p, { ...base, valuations: [{ asOf: '2025-12-31', totalValue: '1000000.00', cash: '0' }] }], 2025, 4, rates);
-  assert.deepEqual(run.held, []);
+  assert.deepEqual([run.held, run.debits.flatMap((d) => d.heldTax)], [[], []]);
   // February 2026: tax on the 2026 opening value, 1 000 000.00 × 0.355 % = 3 550.00 (P); K at 1.065 %: 10 650.00.
   const yieldTax = (account: string) => run.debits.find((d) => d.accountNumber === account)?.lines.filter((l) => l.charge === 'YieldTax').map((l) => l.amount);
   assert.deepEqual(yieldTax('DEPA-3'), ['3550.00']);

@@ -1,7 +1,8 @@
 import { Decimal } from 'decimal.js';
 import { debitRunDate, type Quarter } from './banking-calendar.ts';
 import { addDays, type IsoDate } from './calendar-date.ts';
-import { quarterDebit, type Coverage, type Deposit, type ProductKind } from './charges/charges.ts';
+import { levyYieldTax, quarterDebit, type Coverage, type Deposit, type HeldYieldTax, type ProductKind, type YieldTaxBasis } from './charges/charges.ts';
+import { sumOre } from './charges/money.ts';
 import { quarterSpan, type QuarterPeriod } from './charges/quarter-span.ts';
 import type { YieldTaxRateTable } from './charges/yield-tax-rates.ts';
 
@@ -18,9 +19,14 @@ import type { YieldTaxRateTable } from './charges/yield-tax-rates.ts';
  *   positive amounts);
  * - the sell order is exactly what the cash lacks: debit total − available cash
  *   (cash below zero counts as zero);
- * - an account whose debit cannot be computed (no custody values yet, or no yield
- *   tax rate for the year) is held back with the reason, never debited a guess; an
- *   insurance not in force in the quarter is skipped without a word.
+ * - an account whose debit cannot be computed (no custody values yet) is held back
+ *   with the reason, never debited a guess; an insurance not in force in the quarter
+ *   is skipped without a word;
+ * - a yield tax whose tax year has no rate yet holds back that line only, with its
+ *   levy and reason (`heldTax`): the charges and risk premium are debited all the
+ *   same. A tax an earlier run held back (`pendingTaxes`) is debited, once its rate is
+ *   known, as a line of its own with its own basis and period (`heldBy` names the run
+ *   that held it); the pipeline records that so no later run takes it again.
  */
 
 /** The run key of the debit run covering a quarter, e.g. '2026-Q3'. */
@@ -61,6 +67,29 @@ export interface AccountFacts {
    * one on or before the run date, in date order.
    */
   readonly valuations: readonly Valuation[];
+  /** Yield taxes earlier runs held back for want of a rate and no run has debited yet. */
+  readonly pendingTaxes?: readonly PendingTax[];
+}
+
+/** A yield tax line held back for want of its tax year's rate: its levy, the period it covers and why. */
+export interface HeldTax extends HeldYieldTax {
+  readonly periodFrom: IsoDate;
+  readonly periodTo: IsoDate;
+}
+
+/** A tax an earlier run held back, not debited since. */
+export interface PendingTax extends HeldTax {
+  /** The run key of the run that held it back. */
+  readonly heldBy: string;
+}
+
+/** A held-back tax this run debits now that its rate is known (amount '0.00': nothing to debit, but settled). */
+export interface CaughtUpTax {
+  readonly heldBy: string;
+  readonly basis: YieldTaxBasis;
+  readonly periodFrom: IsoDate;
+  readonly periodTo: IsoDate;
+  readonly amount: string;
 }
 
 export type ChargeName = 'FixedCharge' | 'CapitalCharge' | 'RiskPremium' | 'YieldTax';
@@ -68,10 +97,12 @@ export type ChargeName = 'FixedCharge' | 'CapitalCharge' | 'RiskPremium' | 'Yiel
 export interface DebitLine {
   readonly charge: ChargeName;
   /** For YieldTax: what it is levied on. */
-  readonly basis?: 'Deposits' | 'OpeningValue';
+  readonly basis?: YieldTaxBasis;
   readonly amount: string;
   readonly periodFrom: IsoDate;
   readonly periodTo: IsoDate;
+  /** For a yield tax an earlier run held back: that run's key. */
+  readonly heldBy?: string;
 }
 
 export interface AccountDebit {
@@ -83,6 +114,10 @@ export interface AccountDebit {
   readonly sellOrder: string | undefined;
   /** False when a yield tax rate used is marked unconfirmed. */
   readonly rateConfirmed: boolean;
+  /** Yield tax lines held back for want of a rate: not in the lines or the total. */
+  readonly heldTax: readonly HeldTax[];
+  /** Taxes earlier runs held back that this debit takes (in its lines when above zero). */
+  readonly caughtUp: readonly CaughtUpTax[];
 }
 
 export interface HeldAccount {
@@ -144,23 +179,42 @@ export function accountDebit(facts: AccountFacts, year: number, quarter: Quarter
     throw error;
   }
   const quarterPeriod = { periodFrom: span.firstInsuredDay, periodTo: insuredTo };
+  const openingPeriod = { periodFrom: `${year + 1}-01-01`, periodTo: `${year + 1}-12-31` };
+  const caught = catchUp(facts.pendingTaxes ?? [], yieldTaxRates);
   const candidates: DebitLine[] = [
     { charge: 'FixedCharge', amount: debit.fixedCharge, ...quarterPeriod },
     { charge: 'CapitalCharge', amount: debit.capitalCharge, ...quarterPeriod },
     { charge: 'RiskPremium', amount: debit.riskPremium, ...quarterPeriod },
     { charge: 'YieldTax', basis: 'Deposits', amount: debit.yieldTaxOnDeposits, ...quarterPeriod },
-    { charge: 'YieldTax', basis: 'OpeningValue', amount: debit.yieldTaxOnOpeningValue, periodFrom: `${year + 1}-01-01`, periodTo: `${year + 1}-12-31` },
+    { charge: 'YieldTax', basis: 'OpeningValue', amount: debit.yieldTaxOnOpeningValue, ...openingPeriod },
+    ...caught.taxes.map(({ heldBy, basis, amount, periodFrom, periodTo }): DebitLine => ({ charge: 'YieldTax', basis, amount, periodFrom, periodTo, heldBy })),
   ];
   const lines = candidates.filter((line) => new Decimal(line.amount).greaterThan(0));
+  const total = sumOre([debit.total, ...caught.taxes.map((tax) => tax.amount)]);
   const cash = valuationOn(facts.valuations, debitRunDate(year, quarter))?.cash ?? '0';
-  const lacking = new Decimal(debit.total).minus(Decimal.max(new Decimal(cash), 0));
+  const lacking = new Decimal(total).minus(Decimal.max(new Decimal(cash), 0));
+  const heldTax = debit.heldYieldTax.map((held): HeldTax => ({ ...held, ...(held.basis === 'Deposits' ? quarterPeriod : openingPeriod) }));
   return {
     debit: {
-      accountNumber, insuranceNumber, lines, total: debit.total,
+      accountNumber, insuranceNumber, lines, total,
       sellOrder: lacking.greaterThan(0) ? lacking.toFixed(2) : undefined,
-      rateConfirmed: debit.yieldTaxRateConfirmed,
+      rateConfirmed: debit.yieldTaxRateConfirmed && caught.rateConfirmed,
+      heldTax, caughtUp: caught.taxes,
     },
   };
+}
+
+/** The pending taxes whose rate is known now, each at that rate; the others stay pending. */
+function catchUp(pending: readonly PendingTax[], rates: YieldTaxRateTable | undefined): { taxes: CaughtUpTax[]; rateConfirmed: boolean } {
+  const taxes: CaughtUpTax[] = [];
+  let rateConfirmed = true;
+  for (const tax of pending) {
+    const part = levyYieldTax(tax, rates);
+    if (!part) continue;
+    taxes.push({ heldBy: tax.heldBy, basis: tax.basis, periodFrom: tax.periodFrom, periodTo: tax.periodTo, amount: part.amount });
+    rateConfirmed &&= part.rateConfirmed;
+  }
+  return { taxes, rateConfirmed };
 }
 
 export interface DebitRunResult {
@@ -168,13 +222,16 @@ export interface DebitRunResult {
   readonly held: readonly HeldAccount[];
 }
 
-/** Every account's outcome in one debit run: the debits (those with lines) and the accounts held back. */
+/**
+ * Every account's outcome in one debit run: the debits (those with lines, or with a
+ * tax held back or settled) and the accounts held back.
+ */
 export function debitRun(accounts: readonly AccountFacts[], year: number, quarter: Quarter, yieldTaxRates?: YieldTaxRateTable): DebitRunResult {
   const debits: AccountDebit[] = [];
   const held: HeldAccount[] = [];
   for (const facts of accounts) {
     const outcome = accountDebit(facts, year, quarter, yieldTaxRates);
-    if ('debit' in outcome && outcome.debit.lines.length > 0) debits.push(outcome.debit);
+    if ('debit' in outcome && outcome.debit.lines.length + outcome.debit.heldTax.length + outcome.debit.caughtUp.length > 0) debits.push(outcome.debit);
     if ('held' in outcome) held.push(outcome.held);
   }
   return { debits, held };
@@ -199,16 +256,28 @@ export function standardCoverages(kind: ProductKind): CoverageType[] {
 }
 
 /**
+ * The day payout begins: the first day of the payout's first month (`payouts.start_month`,
+ * 'YYYY-MM'). Repayment protection ends the day before: its death benefit is due only
+ * when the insured dies before payout begins, so from that day on it is neither in
+ * force nor charged.
+ */
+export function payoutBeginsOn(startMonth: string): IsoDate {
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(startMonth)) throw new RangeError(`not a month YYYY-MM: ${startMonth}`);
+  return `${startMonth}-01`;
+}
+
+/**
  * The coverages an insurance carries in a quarter, as the charges engine prices them.
  * A premium waiver is priced on the savings premiums due in the quarter: the monthly
  * premium (in force at the quarter's end; none, or a paid-up insurance: 0) once for
- * each month of the quarter with a day in force.
+ * each month of the quarter with a day in force. Repayment protection is priced only
+ * for the days before payout begins (`payoutStartMonth`, the payout's first month).
  */
-export function coveragesInQuarter(types: readonly CoverageType[], monthlyPremium: string | undefined, period: QuarterPeriod): Coverage[] {
+export function coveragesInQuarter(types: readonly CoverageType[], monthlyPremium: string | undefined, period: QuarterPeriod, payoutStartMonth?: string): Coverage[] {
   return types.map((type): Coverage => {
     switch (type) {
       case 'repaymentProtection':
-        return { type };
+        return payoutStartMonth === undefined ? { type } : { type, through: addDays(payoutBeginsOn(payoutStartMonth), -1) };
       case 'premiumWaiver':
         return { type, premiums: new Decimal(monthlyPremium ?? '0').times(monthsInForce(period)).toFixed(2) };
       default:

@@ -22,12 +22,14 @@ export interface InsuredAccountRow {
   readonly insuredPin: string;
   readonly annualFixedCharge: string | null;
   readonly annualCapitalPercent: string | null;
+  /** The first month of the insurance's payout ('YYYY-MM'), once one is registered: repayment protection ends before it. */
+  readonly payoutStartMonth: string | null;
 }
 
 /**
  * The insurances in force on some day from `firstDay` through `lastDay` (started by its
  * end, not ended before its start) on accounts of custodians not in `excluded`, with
- * their fees in force on `lastDay`.
+ * their fees in force on `lastDay` and their payout's first month.
  */
 export async function insuredAccounts(sql: Sql, firstDay: IsoDate, lastDay: IsoDate, excluded: readonly string[]): Promise<InsuredAccountRow[]> {
   const { rows } = await sql.query<InsuredAccountRow>(
@@ -36,7 +38,8 @@ export async function insuredAccounts(sql: Sql, firstDay: IsoDate, lastDay: IsoD
             (SELECT f.value::text FROM insurance_fees f WHERE f.insurance_number = i.insurance_number AND f.fee_type = 'FixedCharge'
                 AND f.effective_date <= $1 ORDER BY f.effective_date DESC, f.id DESC LIMIT 1) AS "annualFixedCharge",
             (SELECT f.value::text FROM insurance_fees f WHERE f.insurance_number = i.insurance_number AND f.fee_type = 'CapitalCharge'
-                AND f.effective_date <= $1 ORDER BY f.effective_date DESC, f.id DESC LIMIT 1) AS "annualCapitalPercent"
+                AND f.effective_date <= $1 ORDER BY f.effective_date DESC, f.id DESC LIMIT 1) AS "annualCapitalPercent",
+            (SELECT o.start_month FROM payouts o WHERE o.insurance_number = i.insurance_number) AS "payoutStartMonth"
        FROM insurances i
        JOIN products p ON p.code = i.product_code
        JOIN custody_accounts a ON a.account_number = i.custody_account

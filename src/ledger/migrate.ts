@@ -33,6 +33,7 @@ import * as customerAccessLookups from './migrations/0031-customer-access-lookup
 import * as signCasesForAnyRequest from './migrations/0032-sign-cases-for-any-request.ts';
 import * as deathBenefitBeneficiaries from './migrations/0033-death-benefit-beneficiaries.ts';
 import * as payoutRequests from './migrations/0034-payout-requests.ts';
+import * as heldYieldTaxes from './migrations/0035-held-yield-taxes.ts';
 import * as paymentOrders from './migrations/0037-payment-orders.ts';
 import * as ssekMessagesByTxId from './migrations/0038-ssek-messages-by-tx-id.ts';
 
@@ -78,6 +79,7 @@ export const MIGRATIONS: readonly Migration[] = [
   signCasesForAnyRequest,
   deathBenefitBeneficiaries,
   payoutRequests,
+  heldYieldTaxes,
   paymentOrders,
   ssekMessagesByTxId,
 ];

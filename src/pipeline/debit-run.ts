@@ -4,11 +4,12 @@ import { stockholmDate } from '../core/calendar-date.ts';
 import { quarterSpan } from '../core/charges/quarter-span.ts';
 import { withConfiguredRates, type YieldTaxRateTable } from '../core/charges/yield-tax-rates.ts';
 import type { GatewayConfig } from '../config/config.schema.ts';
-import { birthDateOf, coveragesInQuarter, debitRun, debitRunKey, parseDebitRunKey, type AccountDebit, type HeldAccount } from '../core/debit-run.ts';
+import { birthDateOf, coveragesInQuarter, debitRun, debitRunKey, parseDebitRunKey, type AccountDebit, type CaughtUpTax, type HeldAccount } from '../core/debit-run.ts';
 import type { Database, Sql } from '../ledger/database.ts';
 import {
   custodiansDone, depositsOf, insertLines, insertRun, insuredAccounts, lockRun, undeliveredRunDocuments, valuationsOf, type StoredLine,
 } from '../ledger/debit-runs.repository.ts';
+import { markHeldTaxesDebited, pendingHeldTaxes, recordHeldTaxes, type HeldTaxOfAccount } from '../ledger/held-yield-taxes.repository.ts';
 import { coveragesOn, monthlyPremiumsOn } from '../ledger/insurance-coverages.repository.ts';
 import { deliveryTargetsOf } from '../ledger/outgoing-documents.repository.ts';
 import { DEBIT_ACCOUNTS, debitAccountsXml, type DebitAccountsAccount, type DebitAccountsRun } from '../messages/debit-accounts.document.ts';
@@ -39,7 +40,12 @@ import type { StageScheduler } from './pipeline-deps.ts';
  * - an insurance that has ended (insurances.end_date) is charged to its end date and
  *   is not read at all by the runs of the quarters after it;
  * - the risk premium is charged for the coverages the insurance carries at the
- *   quarter's end (insurance_coverages), whatever its product kind.
+ *   quarter's end (insurance_coverages), whatever its product kind; repayment
+ *   protection only for the days before the payout's first month (payouts);
+ * - a yield tax line whose tax year has no rate is held back alone (held_yield_taxes,
+ *   with the reason) and the rest of the account debited; the first later run that
+ *   knows the rate debits it and marks it in its own transaction, the rows locked
+ *   while it decides, so no two runs take the same held tax.
  */
 
 /** What a run needs besides the transaction. */
@@ -64,6 +70,10 @@ export interface CustodianRunSummary {
   readonly accounts: number;
   readonly total: string;
   readonly held: readonly HeldAccount[];
+  /** Debit runs: yield tax lines held back for want of their rate (not in the total). */
+  readonly heldTax?: readonly HeldTaxOfAccount[];
+  /** Debit runs: yield taxes earlier runs held back, debited by this one (in the total). */
+  readonly caughtUpTax?: readonly (CaughtUpTax & { readonly insuranceNumber: string; readonly accountNumber: string })[];
 }
 
 export interface RunSummary {
@@ -117,6 +127,7 @@ export async function runDebitRun(sql: Sql, deps: RunDeps, covered: { year: numb
   const insuranceNumbers = rows.map((row) => row.insuranceNumber);
   const coverages = await coveragesOn(sql, insuranceNumbers, span.lastDay);
   const monthlyPremiums = await monthlyPremiumsOn(sql, insuranceNumbers, span.lastDay);
+  const pendingTaxes = await pendingHeldTaxes(sql, insuranceNumbers, runKey, { lock: options.dryRun !== true });
 
   const created: CustodianRunSummary[] = [];
   const documents: { custodianId: string; body: string }[] = [];
@@ -135,22 +146,33 @@ export async function runDebitRun(sql: Sql, deps: RunDeps, covered: { year: numb
         birthDate: birthDateOf(row.insuredPin),
         coverages: coveragesInQuarter(coverages.get(row.insuranceNumber) ?? [], monthlyPremiums.get(row.insuranceNumber), {
           year, quarter, insuredFrom: row.startDate, insuredThrough: row.endDate ?? undefined,
-        }),
+        }, row.payoutStartMonth ?? undefined),
         deposits: deposits.get(row.accountNumber) ?? [], valuations: valuations.get(row.accountNumber) ?? [],
+        pendingTaxes: pendingTaxes.get(row.insuranceNumber) ?? [],
       })),
       year, quarter, deps.yieldTaxRates,
     );
     const held = [...result.held, ...unpriced.map((row) => ({ accountNumber: row.accountNumber, insuranceNumber: row.insuranceNumber, reason: 'no capital charge in the fee history' }))];
     if (held.length > 0) deps.log.warn({ runKey, custodianId, held }, 'debit run: accounts held back');
     if (result.debits.some((debit) => !debit.rateConfirmed)) deps.log.warn({ runKey, custodianId }, 'debit run: a yield tax rate used is unconfirmed');
+    const ofAccount = (debit: AccountDebit) => ({ insuranceNumber: debit.insuranceNumber, accountNumber: debit.accountNumber });
+    const heldTax = result.debits.flatMap((debit) => debit.heldTax.map((tax) => ({ ...ofAccount(debit), ...tax })));
+    const caughtUpTax = result.debits.flatMap((debit) => debit.caughtUp.map((tax) => ({ ...ofAccount(debit), ...tax })));
+    if (heldTax.length > 0) deps.log.warn({ runKey, custodianId, heldTax: heldTax.map(({ accountNumber, basis, taxYear, reason }) => ({ accountNumber, basis, taxYear, reason })) }, 'debit run: yield tax held back for want of its rate');
+    const debited = result.debits.filter((debit) => debit.lines.length > 0);
     const summary = await storeCustodianRun(sql, deps, {
       runKey, custodianId, custodianOrganisationNumber: custodian.organisationNumber, runDate, now,
       run: { kind: 'debit', year, quarter, runDate },
-      accounts: result.debits.map((debit) => accountOf(debit, runDate)),
-      lines: result.debits.flatMap((debit) => linesOf(debit, runDate)),
+      accounts: debited.map((debit) => accountOf(debit, runDate)),
+      lines: debited.flatMap((debit) => linesOf(debit, runDate)),
       held, dryRun: options.dryRun === true, fileName: `debit-run-${runKey}.${DEBIT_ACCOUNTS}.xml`,
     });
-    created.push({ ...summary, total: sumTotals(result.debits) });
+    // With the run's row: a run that stores no row (nothing to send) holds and takes nothing, and is made again whole.
+    if (!options.dryRun && summary.documentId) {
+      await recordHeldTaxes(sql, runKey, custodianId, heldTax);
+      await markHeldTaxesDebited(sql, runKey, custodianId, caughtUpTax);
+    }
+    created.push({ ...summary, total: sumTotals(debited), heldTax, caughtUpTax });
     if (summary.body) documents.push({ custodianId, body: summary.body });
   }
   if (options.dryRun) return { runKey, runDate, created, undelivered: [], documents };

@@ -1,6 +1,7 @@
 import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { capitalCharge, fixedCharge, quarterDebit, riskPremium, yieldTax, type QuarterDebitInput } from './charges.ts';
+import { capitalCharge, fixedCharge, levyYieldTax, quarterDebit, riskPremium, yieldTax, type QuarterDebitInput } from './charges.ts';
+import { withConfiguredRates } from './yield-tax-rates.ts';
 
 // Worked examples: the four debit runs made in 2024 — February (Q4 2023 plus the yield
 // tax on the 2024 opening value), end of April (Q1), July (Q2), October (Q3) — for one
@@ -216,20 +217,62 @@ test('an insurance that ended pays to its last day in force, and owes no tax on 
   assert.equal(september.total, '0.00');
 });
 
-test('a tax year without a rate is refused, naming the year and the years known', () => {
+test('a tax year without a rate holds that part of the tax back, naming the rate missing; the charges are taken all the same', () => {
   const base: QuarterDebitInput = {
     kind: 'P', year: 2024, quarter: 4, annualCapitalPercent: '0.4', values: { averageValue: '100000.00' },
     birthDate: '1970-01-01', coverages: [], deposits: [], yearEndValue: '100000.00',
   };
-  // The February 2025 run needs the P/T rate for 2025, which is not in the table.
-  assert.throws(() => quarterDebit(base), { name: 'RangeError', message: /No yield tax rate for P\/T in tax year 2025 \(rates are known for 2020, 2021, 2022, 2023, 2024\)/ });
+  // The February 2025 run needs the P/T rate for 2025, which is not in the table: the tax on the
+  // opening value is held back. Fixed 90.00; capital 100 000.00 × 92 × 0.4 % / 366 = 36 800 / 366 = 100.5464… → 100.55.
+  const february2025 = quarterDebit(base);
+  assert.deepEqual([february2025.fixedCharge, february2025.capitalCharge, february2025.yieldTax, february2025.total], ['90.00', '100.55', '0.00', '190.55']);
+  assert.deepEqual(february2025.heldYieldTax, [{
+    kind: 'P', basis: 'OpeningValue', taxYear: 2025, base: '100000.00', halfBase: false,
+    reason: 'No yield tax rate for P/T in tax year 2025 (rates are known for 2020, 2021, 2022, 2023, 2024): add the year under charges.yieldTaxRates in the configuration once its statslåneränta is set.',
+  }]);
+  // Set later, the rate takes from the held levy exactly what the run would have taken: 100 000.00 × 0.300 % = 300.00.
+  const rates = withConfiguredRates({ 2025: { pt: '0.300' }, 2027: { k: '1.200' } });
+  assert.deepEqual(levyYieldTax(february2025.heldYieldTax[0]!, rates), { amount: '300.00', rateConfirmed: true });
+  assert.equal(quarterDebit({ ...base, yieldTaxRates: rates }).yieldTaxOnOpeningValue, '300.00');
+  assert.deepEqual(quarterDebit({ ...base, yieldTaxRates: rates }).heldYieldTax, []);
+  // K deposits of Q3 2027 (second half: at half) without a 2027 K rate: held with their sum.
+  const k: QuarterDebitInput = { ...base, kind: 'K', year: 2027, quarter: 3, yearEndValue: undefined, deposits: [{ date: '2027-08-01', amount: '3000.00' }, { date: '2027-09-30', amount: '1000.50' }] };
+  const held = quarterDebit(k).heldYieldTax;
+  assert.deepEqual(held.map(({ reason: _reason, ...levy }) => levy), [{ kind: 'K', basis: 'Deposits', taxYear: 2027, base: '4000.5', halfBase: true }]);
+  assert.match(held[0]!.reason, /^No yield tax rate for K in tax year 2027 \(rates are known for 2020, 2021, 2022, 2023, 2024, 2025, 2026\)/);
+  // 4 000.50 × 1.200 % / 2 = 24.003 → 24.00, as the run with the rate takes it.
+  assert.equal(levyYieldTax(held[0]!, rates)?.amount, '24.00');
+  assert.equal(quarterDebit({ ...k, yieldTaxRates: rates }).yieldTaxOnDeposits, '24.00');
+  // Nothing to tax needs no rate: no deposits, an opening value of nothing.
+  assert.deepEqual(quarterDebit({ ...k, deposits: [] }).heldYieldTax, []);
+  assert.deepEqual(quarterDebit({ ...base, yearEndValue: '0' }).heldYieldTax, []);
   // P and T owe nothing on deposits, so the other 2025 runs need no rate and go through.
   assert.equal(quarterDebit({ ...base, year: 2025, quarter: 1, yearEndValue: undefined }).yieldTax, '0.00');
+  // A year's whole tax (not a debit run's part) still refuses a year without its rate.
   assert.throws(() => yieldTax({ kind: 'K', year: 2027, openingValue: '1.00', deposits: [] }), /No yield tax rate for K in tax year 2027/);
   // An unconfirmed rate is used but flagged: P/T 2022, taken by the February 2022 run (Q4 2021).
   const february2022 = quarterDebit({ ...base, year: 2021 });
   assert.equal(february2022.yieldTaxOnOpeningValue, '75.00'); // 100 000.00 × 0.075 %
   assert.equal(february2022.yieldTaxRateConfirmed, false);
+});
+
+test('repayment protection ends the day before payout begins: its premium is for the days before only', () => {
+  // Q4 2026, 92 days; born 1970-01-01: 56 on 2026-10-01, band 50–59 (0.25 a month per 1 000).
+  const period = { year: 2026, quarter: 4 } as const;
+  const facts = { period, birthDate: '1970-01-01', values: { averageValue: '100000.00' } } as const;
+  // The whole quarter: 100 000.00 / 1 000 × 0.25 × 3 = 75.00.
+  assert.equal(riskPremium([{ type: 'repaymentProtection' }], facts).total, '75.00');
+  // Payout begins 1 November: protected 1–31 October, 31 of 92 days: 100 000.00 × 31 × 0.25 × 3 / (1 000 × 92) = 25.2717… → 25.27.
+  assert.equal(riskPremium([{ type: 'repaymentProtection', through: '2026-10-31' }], facts).total, '25.27');
+  // Only the values of the protected days count: 31 days at 100 000.00, then 61 at 300 000.00.
+  const daily = { ...facts, values: { dailyValues: [...Array<string>(31).fill('100000.00'), ...Array<string>(61).fill('300000.00')] } };
+  assert.equal(riskPremium([{ type: 'repaymentProtection', through: '2026-10-31' }], daily).total, '25.27');
+  // Payout began before the quarter: nothing; after it: the whole quarter. A premium waiver is not cut.
+  const before = riskPremium([{ type: 'repaymentProtection', through: '2026-09-30' }, { type: 'premiumWaiver', premiums: '3000.00' }], facts);
+  assert.deepEqual(before.byCoverage, [{ type: 'repaymentProtection', amount: '0.00' }, { type: 'premiumWaiver', amount: '105.00' }]);
+  assert.equal(riskPremium([{ type: 'repaymentProtection', through: '2027-01-31' }], facts).total, '75.00');
+  // An insurance in force from 15 October: 15–31 October, 17 days: 100 000.00 × 17 × 0.75 / 92 000 = 13.8586… → 13.86.
+  assert.equal(riskPremium([{ type: 'repaymentProtection', through: '2026-10-31' }], { ...facts, period: { ...period, insuredFrom: '2026-10-15' } }).total, '13.86');
 });
 
 test('a zero value owes the fixed charge and nothing else', () => {

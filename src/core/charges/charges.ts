@@ -1,10 +1,10 @@
 import type { Decimal } from 'decimal.js';
-import type { IsoDate } from '../calendar-date.ts';
+import { daysBetween, type IsoDate } from '../calendar-date.ts';
 import { decimal, sumOre, toOre, whole } from './money.ts';
 import { ageOn, daysInYear, quarterSpan, type QuarterPeriod } from './quarter-span.ts';
 import { DEMO_RISK_PREMIUM_RATES, type AgeBand, type RiskPremiumRates } from './risk-premium-rates.ts';
 import { YIELD_TAX_RATES, type YieldTaxRateTable } from './yield-tax-rates.ts';
-import { yieldTaxOnDeposits, yieldTaxOnOpeningValue, type Deposit, type ProductKind } from './yield-tax.ts';
+import { depositsLevy, levyYieldTax, missingYieldTaxRate, openingValueLevy, type Deposit, type ProductKind, type YieldTaxLevy, type YieldTaxPart } from './yield-tax.ts';
 
 /**
  * The charges of a custody insurance, debited quarterly in arrears: the fixed charge,
@@ -17,8 +17,8 @@ import { yieldTaxOnDeposits, yieldTaxOnOpeningValue, type Deposit, type ProductK
  * whatever the account holds: whether it can pay is the debit run's concern.
  */
 
-export { yieldTax, yieldTaxOnDeposits, yieldTaxOnOpeningValue } from './yield-tax.ts';
-export type { Deposit, ProductKind, YieldTax, YieldTaxInput, YieldTaxPart } from './yield-tax.ts';
+export { yieldTax, yieldTaxOnDeposits, yieldTaxOnOpeningValue, levyYieldTax, missingYieldTaxRate } from './yield-tax.ts';
+export type { Deposit, ProductKind, YieldTax, YieldTaxBasis, YieldTaxInput, YieldTaxLevy, YieldTaxPart } from './yield-tax.ts';
 export type { QuarterPeriod } from './quarter-span.ts';
 
 /**
@@ -28,15 +28,19 @@ export type { QuarterPeriod } from './quarter-span.ts';
  */
 export type QuarterValues = { readonly dailyValues: readonly string[] } | { readonly averageValue: string };
 
-/** Σ value over the charged days: the base of every charge reckoned on the account value. */
-function valueDays(values: QuarterValues, days: number): Decimal {
+/**
+ * Σ value over the charged days: the base of every charge reckoned on the account
+ * value. `counted` takes only the first days in force (a cover that ended before the
+ * insurance did); default all of them.
+ */
+function valueDays(values: QuarterValues, days: number, counted = days): Decimal {
   if ('dailyValues' in values) {
     if (values.dailyValues.length !== days) {
       throw new RangeError(`${values.dailyValues.length} daily values for ${days} insured days: give one value per calendar day in force`);
     }
-    return values.dailyValues.reduce((sum, value, i) => sum.plus(decimal(value, `dailyValues[${i}]`)), whole(0));
+    return values.dailyValues.slice(0, counted).reduce((sum, value, i) => sum.plus(decimal(value, `dailyValues[${i}]`)), whole(0));
   }
-  return decimal(values.averageValue, 'averageValue').times(days);
+  return decimal(values.averageValue, 'averageValue').times(counted);
 }
 
 export interface FixedChargeOptions {
@@ -89,7 +93,14 @@ export function capitalCharge(input: CapitalChargeInput): string {
 
 /** A risk cover the insurance carries; its premium is debited with the quarter's charges. */
 export type Coverage =
-  | { readonly type: 'repaymentProtection' }
+  | {
+      readonly type: 'repaymentProtection';
+      /**
+       * The last day the protection is in force: the day before payout begins, since its
+       * death benefit is due only before then. Default: in force all the days in force.
+       */
+      readonly through?: IsoDate;
+    }
   | {
       readonly type: 'premiumWaiver';
       /** The savings premiums due in the quarter: what the waiver would pay if the insured fell ill. */
@@ -123,10 +134,11 @@ function bandRate(bands: readonly AgeBand[], age: number): string {
  * The quarter's risk premium, per coverage.
  *
  * - Repayment protection: the age band's monthly rate per 1 000 SEK × the capital ×
- *   3 months, pro rata by days in force like the fixed charge. The capital is the
- *   quarter's average custody value; the age is the insured's age in completed years
- *   on the first day in force in the quarter, so a birthday moves the band from the
- *   next quarter on.
+ *   3 months, pro rata by days in force like the fixed charge, and only for the days
+ *   through the protection's own last day (`through`: it ends when payout begins). The
+ *   capital is the quarter's average custody value; the age is the insured's age in
+ *   completed years on the first day in force in the quarter, so a birthday moves the
+ *   band from the next quarter on.
  * - Premium waiver: the waiver percent of the premiums due in the quarter. It needs
  *   no pro rata: premiums are due only for days in force.
  */
@@ -138,10 +150,11 @@ export function riskPremium(coverages: readonly Coverage[], facts: RiskPremiumFa
   const byCoverage = coverages.map((coverage) => {
     switch (coverage.type) {
       case 'repaymentProtection': {
-        if (span.firstInsuredDay === undefined) return { type: coverage.type, amount: '0.00' };
+        const protectedDays = daysProtected(span.firstInsuredDay, span.insuredDays, coverage.through);
+        if (span.firstInsuredDay === undefined || protectedDays === 0) return { type: coverage.type, amount: '0.00' };
         const monthly = decimal(bandRate(rates.repaymentProtection, ageOn(facts.birthDate, span.firstInsuredDay)), 'monthlyPerThousand');
-        // avg × insuredDays / daysInQuarter × 3 months: one division, by 1 000 × the quarter's days.
-        const premium = valueDays(facts.values, span.insuredDays).times(monthly).times(3).dividedBy(1000 * span.daysInQuarter);
+        // avg × protected days / daysInQuarter × 3 months: one division, by 1 000 × the quarter's days.
+        const premium = valueDays(facts.values, span.insuredDays, protectedDays).times(monthly).times(3).dividedBy(1000 * span.daysInQuarter);
         return { type: coverage.type, amount: toOre(premium) };
       }
       case 'premiumWaiver': {
@@ -153,6 +166,13 @@ export function riskPremium(coverages: readonly Coverage[], facts: RiskPremiumFa
     }
   });
   return { total: sumOre(byCoverage.map((line) => line.amount)), byCoverage };
+}
+
+/** Of the days in force from `firstDay`, how many fall on or before `through` (all when there is no such day). */
+function daysProtected(firstDay: IsoDate | undefined, days: number, through: IsoDate | undefined): number {
+  if (firstDay === undefined || through === undefined) return days;
+  if (through < firstDay) return 0;
+  return Math.min(days, daysBetween(firstDay, through) + 1);
 }
 
 export interface QuarterDebitInput {
@@ -203,6 +223,17 @@ export interface QuarterDebit {
   readonly yieldTaxOnOpeningValue: string;
   /** False when a yield tax rate used is marked unconfirmed: worth a line in the run's report. */
   readonly yieldTaxRateConfirmed: boolean;
+  /**
+   * The parts of the yield tax not taken because their tax year has no rate yet, each
+   * with what it is levied on and which rate is missing. Not in the amounts above.
+   */
+  readonly heldYieldTax: readonly HeldYieldTax[];
+}
+
+/** A part of the yield tax held back for want of its tax year's rate. */
+export interface HeldYieldTax extends YieldTaxLevy {
+  /** Which rate is missing, and where to set it. */
+  readonly reason: string;
 }
 
 /**
@@ -211,8 +242,10 @@ export interface QuarterDebit {
  * (quarter 4), also the yield tax on the new year's opening value — only for an
  * insurance in force on 1 January: one that ended in the year owes none.
  *
- * Throws RangeError for malformed input and for a tax year with no yield tax rate:
- * e.g. the February 2025 run for P or T, until the 2025 rate is added to the table.
+ * A part of the yield tax whose tax year has no rate (e.g. the February 2025 run for P
+ * or T, until the 2025 rate is configured) is not taken and not guessed: it comes back
+ * in `heldYieldTax`, and the charges and risk premiums are taken all the same. A part
+ * whose base is nothing needs no rate. Throws RangeError for malformed input.
  */
 export function quarterDebit(input: QuarterDebitInput): QuarterDebit {
   const { kind, year, quarter, insuredFrom, insuredThrough, values } = input;
@@ -227,11 +260,19 @@ export function quarterDebit(input: QuarterDebitInput): QuarterDebit {
   const risk = riskPremium(input.coverages, { period, birthDate: input.birthDate, values, rates: input.riskPremiumRates });
   const rates = input.yieldTaxRates ?? YIELD_TAX_RATES;
   const inForce = (date: IsoDate) => (insuredFrom === undefined || date >= insuredFrom) && (insuredThrough === undefined || date <= insuredThrough);
-  const onDeposits = yieldTaxOnDeposits({ kind, year, quarter, deposits: input.deposits.filter((deposit) => inForce(deposit.date)), rates });
-  const onOpening =
-    input.yearEndValue === undefined || !inForce(`${year + 1}-01-01`)
-      ? { amount: '0.00', rateConfirmed: true }
-      : yieldTaxOnOpeningValue({ kind, year: year + 1, openingValue: input.yearEndValue, rates });
+  const heldYieldTax: HeldYieldTax[] = [];
+  const levied = (levy: YieldTaxLevy | undefined): YieldTaxPart => {
+    const none = { amount: '0.00', rateConfirmed: true };
+    if (!levy || decimal(levy.base, 'base').isZero()) return none;
+    const part = levyYieldTax(levy, rates);
+    if (part) return part;
+    heldYieldTax.push({ ...levy, reason: missingYieldTaxRate(levy.kind, levy.taxYear, rates) });
+    return none;
+  };
+  const onDeposits = levied(depositsLevy({ kind, year, quarter, deposits: input.deposits.filter((deposit) => inForce(deposit.date)) }));
+  const onOpening = levied(
+    input.yearEndValue === undefined || !inForce(`${year + 1}-01-01`) ? undefined : openingValueLevy({ kind, year: year + 1, openingValue: input.yearEndValue }),
+  );
   const yieldTax = sumOre([onDeposits.amount, onOpening.amount]);
   return {
     fixedCharge: fixed,
@@ -243,5 +284,6 @@ export function quarterDebit(input: QuarterDebitInput): QuarterDebit {
     yieldTaxOnDeposits: onDeposits.amount,
     yieldTaxOnOpeningValue: onOpening.amount,
     yieldTaxRateConfirmed: onDeposits.rateConfirmed && onOpening.rateConfirmed,
+    heldYieldTax,
   };
 }

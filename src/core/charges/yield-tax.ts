@@ -38,25 +38,84 @@ export interface YieldTaxPart {
   readonly rateConfirmed: boolean;
 }
 
-function rateFor(kind: ProductKind, year: number, rates: YieldTaxRateTable): YieldTaxRate {
+/** What a part of the yield tax is levied on. */
+export type YieldTaxBasis = 'Deposits' | 'OpeningValue';
+
+/**
+ * One part of the yield tax before its rate is applied: what it is levied on and for
+ * which tax year. A debit run that finds no rate for the year keeps the levy (a
+ * held-back tax), so the run that finds the rate takes exactly what would have been
+ * taken.
+ */
+export interface YieldTaxLevy {
+  readonly kind: ProductKind;
+  readonly basis: YieldTaxBasis;
+  readonly taxYear: number;
+  /** SEK: the quarter's deposits in force (Deposits) or the opening value (OpeningValue). */
+  readonly base: string;
+  /** Deposits made 1 July–31 December count at half. */
+  readonly halfBase: boolean;
+}
+
+/** The rate of a kind and tax year; undefined when the table has none. */
+export function yieldTaxRateOf(kind: ProductKind, year: number, rates: YieldTaxRateTable = YIELD_TAX_RATES): YieldTaxRate | undefined {
   requireYear(year);
-  const pick = (row: (typeof rates)[number] | undefined) => (kind === 'K' ? row?.k : row?.pt);
-  const rate = pick(rates[year]);
-  if (!rate) {
-    const known = Object.keys(rates).filter((known) => pick(rates[Number(known)]) !== undefined);
-    throw new RangeError(
-      `No yield tax rate for ${kind === 'K' ? 'K' : 'P/T'} in tax year ${year} (rates are known for ${known.join(', ')}): ` +
-        'add the year under charges.yieldTaxRates in the configuration once its statslåneränta is set.',
-    );
-  }
-  return rate;
+  const row = rates[year];
+  return kind === 'K' ? row?.k : row?.pt;
+}
+
+/** Which rate is missing and what to do about it: the reason a held-back tax is given. */
+export function missingYieldTaxRate(kind: ProductKind, year: number, rates: YieldTaxRateTable = YIELD_TAX_RATES): string {
+  const known = Object.keys(rates).filter((candidate) => yieldTaxRateOf(kind, Number(candidate), rates) !== undefined);
+  return (
+    `No yield tax rate for ${kind === 'K' ? 'K' : 'P/T'} in tax year ${year} (rates are known for ${known.join(', ')}): ` +
+    'add the year under charges.yieldTaxRates in the configuration once its statslåneränta is set.'
+  );
+}
+
+/** A levy's tax at its tax year's rate; undefined while the table has no rate for that year. */
+export function levyYieldTax(levy: YieldTaxLevy, rates: YieldTaxRateTable = YIELD_TAX_RATES): YieldTaxPart | undefined {
+  const rate = yieldTaxRateOf(levy.kind, levy.taxYear, rates);
+  if (!rate) return undefined;
+  const tax = decimal(levy.base, 'base').times(decimal(rate.percent, 'rate')).dividedBy(levy.halfBase ? 200 : 100);
+  return { amount: toOre(tax), rateConfirmed: rate.confirmed };
+}
+
+/** A levy's tax; throws RangeError naming the missing rate when the year has none. */
+function levyOrThrow(levy: YieldTaxLevy, rates: YieldTaxRateTable): YieldTaxPart {
+  const part = levyYieldTax(levy, rates);
+  if (!part) throw new RangeError(missingYieldTaxRate(levy.kind, levy.taxYear, rates));
+  return part;
+}
+
+/** The levy on a year's opening value (the custody value at 31 December of the year before). */
+export function openingValueLevy(input: { kind: ProductKind; year: number; openingValue: string }): YieldTaxLevy {
+  decimal(input.openingValue, 'openingValue');
+  return { kind: input.kind, basis: 'OpeningValue', taxYear: input.year, base: input.openingValue, halfBase: false };
 }
 
 /** The tax on a year's opening value (the custody value at 31 December of the year before). */
 export function yieldTaxOnOpeningValue(input: { kind: ProductKind; year: number; openingValue: string; rates?: YieldTaxRateTable }): YieldTaxPart {
-  const rate = rateFor(input.kind, input.year, input.rates ?? YIELD_TAX_RATES);
-  const tax = decimal(input.openingValue, 'openingValue').times(decimal(rate.percent, 'rate')).dividedBy(100);
-  return { amount: toOre(tax), rateConfirmed: rate.confirmed };
+  return levyOrThrow(openingValueLevy(input), input.rates ?? YIELD_TAX_RATES);
+}
+
+/**
+ * The levy on one quarter's deposits: undefined for P and T (their base is the opening
+ * value alone), for K the deposits' sum, at half in Q3 and Q4. Each deposit must lie in
+ * the quarter.
+ */
+export function depositsLevy(input: { kind: ProductKind; year: number; quarter: Quarter; deposits: readonly Deposit[] }): YieldTaxLevy | undefined {
+  const { kind, year, quarter, deposits } = input;
+  let sum = whole(0);
+  deposits.forEach((deposit, i) => {
+    requireDate(deposit.date, `deposits[${i}].date`);
+    if (Number(deposit.date.slice(0, 4)) !== year || quarterOf(deposit.date) !== quarter) {
+      throw new RangeError(`deposits[${i}] on ${deposit.date} is outside Q${quarter} ${year}`);
+    }
+    sum = sum.plus(decimal(deposit.amount, `deposits[${i}].amount`));
+  });
+  if (kind !== 'K') return undefined;
+  return { kind, basis: 'Deposits', taxYear: year, base: sum.toFixed(), halfBase: quarter > 2 };
 }
 
 /**
@@ -70,19 +129,9 @@ export function yieldTaxOnDeposits(input: {
   deposits: readonly Deposit[];
   rates?: YieldTaxRateTable;
 }): YieldTaxPart {
-  const { kind, year, quarter, deposits } = input;
-  let sum = whole(0);
-  deposits.forEach((deposit, i) => {
-    requireDate(deposit.date, `deposits[${i}].date`);
-    if (Number(deposit.date.slice(0, 4)) !== year || quarterOf(deposit.date) !== quarter) {
-      throw new RangeError(`deposits[${i}] on ${deposit.date} is outside Q${quarter} ${year}`);
-    }
-    sum = sum.plus(decimal(deposit.amount, `deposits[${i}].amount`));
-  });
-  if (kind !== 'K') return { amount: '0.00', rateConfirmed: true };
-  const rate = rateFor(kind, year, input.rates ?? YIELD_TAX_RATES);
-  const halves = quarter <= 2 ? 1 : 2;
-  return { amount: toOre(sum.times(decimal(rate.percent, 'rate')).dividedBy(100 * halves)), rateConfirmed: rate.confirmed };
+  const levy = depositsLevy(input);
+  if (!levy) return { amount: '0.00', rateConfirmed: true };
+  return levyOrThrow(levy, input.rates ?? YIELD_TAX_RATES);
 }
 
 export interface YieldTaxInput {

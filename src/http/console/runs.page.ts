@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { listHeldTaxes, type HeldTaxEntry } from '../../ledger/held-yield-taxes.repository.ts';
 import { listRuns, type RunListEntry } from '../../ledger/run-list.repository.ts';
 import type { HttpServerOptions } from '../server.ts';
 import { html } from './html.ts';
@@ -10,7 +11,10 @@ import { choices, formatTime, listTable, notice, page, type Column } from './lay
  * gateway made, newest first, one row per run and custodian: its DebitAccounts file —
  * delivered where and when, or the failed attempts and the last error — what its lines
  * add up to, and every account it held back with the reason (no custody values, no
- * fee, no yield tax rate …), which the run made again once the facts are in debits.
+ * fee …), which the run made again once the facts are in debits. Below them the yield
+ * tax lines debit runs held back for want of their rate, waiting ones first: what each
+ * is levied on, which rate is missing, and the run that debited it once the rate was
+ * set.
  */
 const RUN_LIMIT = 200;
 const KINDS = ['debit', 'payout'] as const;
@@ -22,12 +26,17 @@ export function registerRunsPage(app: FastifyInstance, options: HttpServerOption
     const bad = asked !== '' && !kind;
     const runs = bad ? [] : await listRuns(options.deps.db, { kind, limit: RUN_LIMIT });
     const held = runs.flatMap((run) => run.held.map((account) => ({ run, ...account })));
+    const heldTaxes = bad || kind === 'payout' ? [] : await listHeldTaxes(options.deps.db, { limit: RUN_LIMIT });
     const body = html`${choices('/console/runs', bad ? '' : `${asked === '' ? '' : `kind=${asked}`}`, [['All runs', ''], ['Debit runs', 'kind=debit'], ['Payout runs', 'kind=payout']])}
 ${notice('error', bad ? [`Kind "${asked}" is not known; one of ${KINDS.join(', ')}.`] : [])}
 ${listTable('runs', runs, RUN_COLUMNS, 'No runs made yet.')}
 ${runs.length >= RUN_LIMIT ? html`<p>The newest ${RUN_LIMIT} shown.</p>` : ''}
 <h2>Accounts held back</h2>
-${listTable('held', held, HELD_COLUMNS, 'No account held back.')}`;
+${listTable('held', held, HELD_COLUMNS, 'No account held back.')}
+<h2>Yield tax held back</h2>
+<p>A debit run that finds no yield tax rate for a tax year debits the account's charges and risk premium and holds back the tax line alone; the first debit run after the rate is set (charges.yieldTaxRates) debits it, once.</p>
+${listTable('held-tax', heldTaxes, HELD_TAX_COLUMNS, 'No yield tax held back.')}
+${heldTaxes.length >= RUN_LIMIT ? html`<p>The first ${RUN_LIMIT} shown.</p>` : ''}`;
     return reply.type('text/html; charset=utf-8').send(page('Debit and payout runs', request.staff, body));
   });
 }
@@ -45,4 +54,12 @@ const RUN_COLUMNS: readonly Column<RunListEntry>[] = [
 const HELD_COLUMNS: readonly Column<RunListEntry['held'][number] & { run: RunListEntry }>[] = [
   ['Run', (entry) => entry.run.runKey], ['Custodian', (entry) => entry.run.custodianId], ['Account', (entry) => entry.accountNumber],
   ['Insurance', (entry) => insuranceLink(entry.insuranceNumber)], ['Why', (entry) => entry.reason],
+];
+
+const HELD_TAX_COLUMNS: readonly Column<HeldTaxEntry>[] = [
+  ['Held by run', (tax) => tax.runKey], ['Custodian', (tax) => tax.custodianId], ['Account', (tax) => tax.accountNumber],
+  ['Insurance', (tax) => insuranceLink(tax.insuranceNumber)], ['Tax', (tax) => `YieldTax/${tax.basis} (${tax.kind === 'K' ? 'K' : 'P/T'} ${tax.taxYear})`],
+  ['Period', (tax) => `${tax.periodFrom} – ${tax.periodTo}`], ['Base (SEK)', (tax) => `${tax.base}${tax.halfBase ? ' at half' : ''}`],
+  ['Why', (tax) => tax.reason],
+  ['Debited', (tax) => (tax.debited ? `${tax.debited.amount} SEK by ${tax.debited.runKey}` : html`<span class="status-dead">waiting for the rate</span>`)],
 ];
