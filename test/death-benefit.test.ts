@@ -61,7 +61,7 @@ test('a death before payout of a K insurance with repayment protection → one s
       INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id) VALUES
         ('DEPA-100006', '2026-05-15', 0, 123456.78, 123456.78, 1, 'test'), ('DEPA-100006', '2026-05-29', 0, 125000.00, 125000.00, 1, 'test'),
         ('DEPA-200001', '2026-05-15', 0, 50000.00, 50000.00, 1, 'test'), ('DEPA-200002', '2026-05-15', 0, 80000.00, 80000.00, 1, 'test')`);
-    await db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-200002', startMonth: '2026-07', terms: { months: 60 }, registration: PAYOUT_REGISTRATION }, now));
+    await db.transaction((tx) => schedulePayout(tx, { insuranceNumber: 'INS-200002', startMonth: '2026-05', terms: { months: 60 }, registration: PAYOUT_REGISTRATION }, now));
 
     const address = gateway.http!.server.address();
     const port = typeof address === 'object' && address ? address.port : 0;

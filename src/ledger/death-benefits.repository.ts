@@ -63,7 +63,9 @@ function benefitOf({ runKey, sellBy, payBy, beneficiaryName, beneficiaryAccount,
 /**
  * Records the death benefit of an insurance whose insured died on `deathDate`, when one
  * is due (decideDeathBenefit: a K insurance with repayment protection from on or before
- * that day and no payout registered); valued at the account's latest value on or before
+ * that day and whose payout had not begun: none registered, or one whose first month
+ * starts after that day — the day the protection's premium stops, payoutBeginsOn in
+ * src/core/debit-run.ts); valued at the account's latest value on or before
  * `today`. Gives the benefit, or why there is none.
  */
 export async function recordDeathBenefitIfDue(
@@ -73,7 +75,7 @@ export async function recordDeathBenefitIfDue(
     `SELECT p.kind,
             EXISTS (SELECT 1 FROM insurance_coverages c WHERE c.insurance_number = i.insurance_number
                        AND c.coverage_type = 'repaymentProtection' AND c.from_date <= $2) AS "repaymentProtection",
-            EXISTS (SELECT 1 FROM payouts o WHERE o.insurance_number = i.insurance_number) AS "inPayout",
+            EXISTS (SELECT 1 FROM payouts o WHERE o.insurance_number = i.insurance_number AND (o.start_month || '-01')::date <= $2) AS "inPayout",
             v.total_value::text AS value, v.as_of::text AS "asOf"
        FROM insurances i JOIN products p ON p.code = i.product_code
        LEFT JOIN LATERAL (SELECT total_value, as_of FROM custody_valuations WHERE account_number = i.custody_account AND as_of <= $3
