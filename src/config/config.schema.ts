@@ -412,6 +412,17 @@ export const configSchema = z.strictObject({
    */
   bankidTestServer: z.boolean().default(false),
   /**
+   * The insurer's signing page (GET /sign/{signCaseId}?t=…): a signatory opens the link
+   * made for them (POST /SignCase/{id}/Link, or mailed from the console) and signs with
+   * BankID there. See docs/bankid.md.
+   */
+  signingPage: z.strictObject({
+    /** The page's address as signatories reach it (behind a proxy: the proxy's), put in every link; default http(s)://<host>:<port>. */
+    publicUrl: z.string().regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*[^\s?#/])?\/?$/, 'an http:// or https:// address without a query, such as https://sign.example.se').optional(),
+    /** How long a signing link works; it stops sooner once its case is complete or closed. */
+    linkLifetimeHours: z.number().int().min(1).max(2160).default(168),
+  }).prefault({}),
+  /**
    * Where the 13:00 run (role `worker`) checks a registered withdrawal account against its
    * policyholder: `local`, a fixed list of account holders (tests and the demo); `http`,
    * the insurer's account-ownership service (the protocol in docs/rest.md). Without it

@@ -78,3 +78,18 @@ test('fields named for an account: bank accounts masked, custody accounts and co
   assert.equal(maskAccountField(12), 12);
   assert.equal(maskAccountField(undefined), undefined);
 });
+
+test("the signing page's link token is dropped from a /sign/ path, wherever it stands in the query; other t= stay", () => {
+  const cases: [string, string][] = [
+    ['{"req":{"url":"/sign/SC-01JD8Z3Q?t=Qm9vLXRva2VuLXZhbHVlXzEyMw&lang=en"}}', '{"req":{"url":"/sign/SC-01JD8Z3Q?t=[dropped]&lang=en"}}'],
+    ['GET /sign/SC-1?lang=en&device=other&t=abc_DEF-123', 'GET /sign/SC-1?lang=en&device=other&t=[dropped]'],
+    ['https://sign.example.se/sign/SC-1?t=abc#top', 'https://sign.example.se/sign/SC-1?t=[dropped]#top'],
+    ['/sign/SC-1%3Ft%3Dabc', '/sign/SC-1%3Ft%3Dabc'],
+    ['/sign/SC-1?t%3Dabc', '/sign/SC-1?t%3D[dropped]'],
+  ];
+  for (const [text, dropped] of cases) {
+    assert.equal(maskLogLine(text), dropped, text);
+    assert.equal(maskLogLine(dropped), dropped, `dropping again changes nothing: ${dropped}`);
+  }
+  assert.equal(maskLogLine('/SignCase/SC-1/Sign?t=1 and /console/messages?t=2'), '/SignCase/SC-1/Sign?t=1 and /console/messages?t=2');
+});

@@ -5,13 +5,14 @@ import { maskPersonalIdentityNumbers } from './identifiers.ts';
  * tokens and bank account numbers. Every line the gateway logs passes through
  * `maskLogLine` as written, so it is pure and cheap: the rules run only on a line that
  * holds a word one of them needs (`access_token`, `bearer`, `authorization`, `eyJ`,
- * `withdrawal`, `accountNumber`), found with one test, and what a rule writes keeps a
+ * `/sign/`, `withdrawal`, `accountNumber`), found with one test, and what a rule writes keeps a
  * JSON line valid JSON.
  *
  * - Access tokens are dropped, whatever carries them: an `access_token` query parameter
  *   or JSON member, `Bearer <token>`, the value of an `authorization` header or field,
  *   and any JWT (`eyJ….….…`), the form the gateway's tokens and clients' assertions
- *   take. A token in a log is a credential for anyone who reads it.
+ *   take, and the signing page's link token (`t=` in the query of a `/sign/` path). A
+ *   token in a log is a credential for anyone who reads it.
  * - A bank account in a REST path — `/Customer/{account}/WithdrawalAccount` and
  *   `/Customer/{account}/WithdrawalInformation`, where the specification puts the
  *   account as the customer number — and the value of an `accountNumber` member are
@@ -60,16 +61,19 @@ const ACCESS_TOKEN = /(access_token(?:=|%3D|\\?"\s*:\s*\\?"))[^&#\s"'\\]*/gi;
 const BEARER = /\b(bearer)\s+(?![a-z_]+=\\?")[a-z0-9._~+/-]+=*/gi;
 const AUTHORIZATION = /\b(authorization\\?"?\s*[:=]\s*\\?"?)((?:basic|bearer|digest)\s+)?[^\s"\\,;&}]+/gi;
 const JWT = /\beyJ[\w-]{8,}\.[\w-]+\.[\w-]*/g;
+// The signing page's link token: `/sign/<id>?t=<token>` (and any `t=` later in its query).
+const SIGN_LINK_TOKEN = /(\/sign\/[^?#\s"'\\]*\?(?:[^#\s"'\\]*?&)?t(?:=|%3D))[^&#\s"'\\]*/gi;
 const ACCOUNT_IN_PATH = /(\/customer\/)([^/?#\s"\\]+)(?=\/withdrawal(?:account|information)\b)/gi;
 const ACCOUNT_NUMBER_MEMBER = /(account_?number\\?"?\s*[:=]\s*\\?"?)(\d{4}(?:[ -]?\d)+)/gi;
 
-/** The text with every access token dropped (`access_token=[dropped]`, `Bearer [dropped]`). */
+/** The text with every access token dropped (`access_token=[dropped]`, `Bearer [dropped]`, `/sign/SC-1?t=[dropped]`). */
 export function dropAccessTokens(text: string): string {
   return text
     .replace(ACCESS_TOKEN, `$1${DROPPED}`)
     .replace(BEARER, `$1 ${DROPPED}`)
     .replace(AUTHORIZATION, `$1$2${DROPPED}`)
-    .replace(JWT, DROPPED);
+    .replace(JWT, DROPPED)
+    .replace(SIGN_LINK_TOKEN, `$1${DROPPED}`);
 }
 
 /** The text with each bank account in a withdrawal path or `accountNumber` member masked to its clearing number. */
@@ -84,8 +88,8 @@ export function maskBankAccounts(text: string): string {
  * `TOKEN_OR_ACCOUNT`, about half what masking its personal identity numbers costs;
  * running the rules costs ten times that (bench/log-masking.ts).
  */
-const TOKEN_OR_ACCOUNT = /access_token|bearer|authorization|eyJ|withdrawal|account_?number/i;
-const TOKEN = /access_token|bearer|authorization|eyJ/i;
+const TOKEN_OR_ACCOUNT = /access_token|bearer|authorization|eyJ|\/sign\/|withdrawal|account_?number/i;
+const TOKEN = /access_token|bearer|authorization|eyJ|\/sign\//i;
 const ACCOUNT = /withdrawal|account_?number/i;
 
 /**

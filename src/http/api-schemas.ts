@@ -322,8 +322,11 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
       signatories: {
         type: 'array',
         items: {
-          type: 'object', required: ['role', 'personalNumber', 'signed', 'signedAt'],
-          properties: { role: { type: 'string', enum: ['policyholder', 'insured', 'company-signatory'] }, personalNumber: { type: 'string' }, signed: { type: 'boolean' }, signedAt: { type: ['string', 'null'], format: 'date-time' } },
+          type: 'object', required: ['role', 'personalNumber', 'signed', 'signedAt', 'linkExpiresAt'],
+          properties: {
+            role: { type: 'string', enum: ['policyholder', 'insured', 'company-signatory'] }, personalNumber: { type: 'string' }, signed: { type: 'boolean' }, signedAt: { type: ['string', 'null'], format: 'date-time' },
+            linkExpiresAt: { type: ['string', 'null'], format: 'date-time', description: "Until when the signatory's signing link works (the latest of their live links: POST /SignCase/{id}/Link); null when they have none, or the case is complete or closed" },
+          },
         },
       },
     },

@@ -22,9 +22,7 @@ import { withConfiguredRates } from '../core/charges/yield-tax-rates.ts';
 import { registerWithdrawalRequestRoutes } from './withdrawal-requests.routes.ts';
 import { registerPayoutRequestRoutes } from './payout-requests.routes.ts';
 import { registerSignCaseRoutes } from './sign-cases.routes.ts';
-import { createBankIdClientFromConfig } from '../bankid/bankid-client.ts';
-import { runDepsFrom } from '../pipeline/debit-run.ts';
-import type { StageScheduler } from '../pipeline/pipeline-deps.ts';
+import type { SignCaseSigning } from '../pipeline/sign-case-signing.ts';
 
 /**
  * The REST API for advisor firms and custodians (docs/rest.md), in its own scope of
@@ -38,8 +36,10 @@ export interface RestApiOptions {
   readonly db: Database;
   readonly log: Logger;
   readonly clock?: () => Date;
-  /** Where a withdrawal's DebitAccounts document is handed once ordered; without it the outgoing reconciler delivers it. */
-  readonly scheduler?: StageScheduler;
+  /** Signing with BankID (./signing.ts), shared with the signing page. */
+  readonly signing: SignCaseSigning;
+  /** The signing page's address, which the signing links name. */
+  readonly signingPageBaseUrl: () => string;
 }
 
 export async function registerRestApi(app: FastifyInstance, options: RestApiOptions): Promise<void> {
@@ -83,10 +83,9 @@ export async function registerRestApi(app: FastifyInstance, options: RestApiOpti
       await registerWithdrawalInformationRoutes(authenticated, { db: options.db, clock, yieldTaxRates: withConfiguredRates(options.config.charges.yieldTaxRates) });
       await registerWithdrawalRequestRoutes(authenticated, { db: options.db, clock, yieldTaxRates: withConfiguredRates(options.config.charges.yieldTaxRates) });
       await registerPayoutRequestRoutes(authenticated, { db: options.db, clock });
-      const bankid = options.config.bankid ? await createBankIdClientFromConfig(options.config.bankid) : undefined;
-      authenticated.addHook('onClose', async () => bankid?.close());
-      const scheduler = options.scheduler ?? { enqueue: async () => undefined, requeue: async () => undefined };
-      await registerSignCaseRoutes(authenticated, { db: options.db, clock, bankid, runDeps: runDepsFrom(options.config, scheduler, options.log) });
+      await registerSignCaseRoutes(authenticated, {
+        db: options.db, clock, signing: options.signing, links: { lifetimeHours: options.config.signingPage.linkLifetimeHours, baseUrl: options.signingPageBaseUrl },
+      });
     });
   });
 }

@@ -28,6 +28,8 @@ import { registerPayoutNoticeRoutes } from './payout-notices.routes.ts';
 import { registerApplicationNoticeRoutes } from './application-notices.routes.ts';
 import { registerMailSetAsideRoutes } from './mail-set-aside.routes.ts';
 import { registerRestApi } from './rest-api.ts';
+import { createSigning, signingPageBaseUrl } from './signing.ts';
+import { registerSigningPage } from './signing-page/signing-page.routes.ts';
 import { registerPowerOfAttorneyRoutes } from './powers-of-attorney.routes.ts';
 import { registerCompanySignatoryRoutes } from './company-signatories.routes.ts';
 import { registerApplicationReviewRoutes } from './application-review.routes.ts';
@@ -104,7 +106,10 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
 
   await registerReportingRoutes(app, { config, deps, intake: options.intake, throttle });
 
-  await registerRestApi(app, { config, db: deps.db, log: options.log, clock: deps.clock, scheduler: deps.scheduler });
+  // One BankID signing for the REST API's Sign and Collect and the signing page (GET /sign/{id}?t=…).
+  const signing = await createSigning(app, config, { db: deps.db, clock: deps.clock, scheduler: deps.scheduler, log: options.log });
+  await registerRestApi(app, { config, db: deps.db, log: options.log, clock: deps.clock, signing, signingPageBaseUrl: () => signingPageBaseUrl(config, app) });
+  await registerSigningPage(app, { db: deps.db, clock: deps.clock, signing, publicUrl: config.signingPage.publicUrl });
 
   const sessions = new StaffSessions(deps.db, config.staff);
   await registerConsole(app, { ...options, sessions, throttle });

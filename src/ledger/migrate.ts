@@ -36,6 +36,7 @@ import * as payoutRequests from './migrations/0034-payout-requests.ts';
 import * as heldYieldTaxes from './migrations/0035-held-yield-taxes.ts';
 import * as paymentOrders from './migrations/0037-payment-orders.ts';
 import * as ssekMessagesByTxId from './migrations/0038-ssek-messages-by-tx-id.ts';
+import * as signLinks from './migrations/0039-sign-links.ts';
 
 export interface Migration {
   readonly version: number;
@@ -82,6 +83,7 @@ export const MIGRATIONS: readonly Migration[] = [
   heldYieldTaxes,
   paymentOrders,
   ssekMessagesByTxId,
+  signLinks,
 ];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */

@@ -130,6 +130,14 @@ export async function pendingSignOrder(sql: Sql, signCaseId: string, role: Signa
   return rows[0];
 }
 
+/** The signatory's most recent order, whatever became of it (the signing page shows how the last try ended). */
+export async function latestSignOrder(sql: Sql, signCaseId: string, role: SignatoryRole, personalNumber: string): Promise<SignOrderRecord | undefined> {
+  const { rows } = await sql.query<SignOrderRecord>(
+    `SELECT ${ORDER} FROM sign_orders WHERE sign_case_id = $1 AND role = $2 AND personal_number = $3 ORDER BY started_at DESC, order_ref DESC LIMIT 1`, [signCaseId, role, personalNumber],
+  );
+  return rows[0];
+}
+
 export async function findSignOrder(sql: Sql, signCaseId: string, orderRef: string): Promise<SignOrderRecord | undefined> {
   const { rows } = await sql.query<SignOrderRecord>(`SELECT ${ORDER} FROM sign_orders WHERE sign_case_id = $1 AND order_ref = $2`, [signCaseId, orderRef]);
   return rows[0];
