@@ -127,7 +127,9 @@ export async function openGateway(configured: Readonly<GatewayConfig>, options: 
     const folders = new Map(config.counterparties.map((c) => [c.id, resolve(c.folder ?? join(dataDir, 'counterparties', c.id))]));
     const folderList: FolderCounterparty[] = [...folders].map(([id, folder]) => ({ id, folder }));
     await Promise.all(folderList.map((c) => ensureCounterpartyFolders(c.folder)));
-    const router = new DeliveryRouter(new FolderOutbox(folderList), new Map(config.counterparties.map((c) => [c.id, c.replyBy])));
+    // Answers are written here first and renamed into the outboxes: outside what a counterparty's SFTP server shows.
+    const outboxWork = join(dataDir, 'outbox-work');
+    const router = new DeliveryRouter(new FolderOutbox(folderList, { workRoot: outboxWork, log }), new Map(config.counterparties.map((c) => [c.id, c.replyBy])));
     // Closed after the workers and watchers (closers run in reverse): its pollers first, then its connections.
     // Channels nobody is configured for are not even loaded (their libraries cost memory).
     const remoteSftp = config.counterparties.some((c) => c.sftp)
@@ -196,7 +198,7 @@ export async function openGateway(configured: Readonly<GatewayConfig>, options: 
     if (queues && redis && options.roles.includes('worker')) startWorkers(config, deps, redis, closers);
     if (options.roles.includes('worker')) {
       // Temporary files of deliveries a kill cut short: removed at start and every few minutes.
-      const stopSweeper = startOutboxSweeper({ counterparties: folderList, log });
+      const stopSweeper = startOutboxSweeper({ counterparties: folderList, workRoot: outboxWork, log });
       closers.push(() => stopSweeper());
     }
     if (redis && options.roles.includes('worker')) {

@@ -78,6 +78,13 @@ async function makeCounterparty(id = 'custodian-a'): Promise<FolderCounterparty>
   return { id, folder };
 }
 
+/** A FolderOutbox with a work folder of its own beside the test's folders. */
+async function newOutbox(counterparties: readonly FolderCounterparty[]): Promise<FolderOutbox> {
+  const workRoot = await mkdtemp(join(tmpdir(), 'dg-outbox-work-'));
+  cleanups.push(() => rm(workRoot, { recursive: true, force: true }));
+  return new FolderOutbox(counterparties, { workRoot });
+}
+
 async function startWatcher(
   counterparty: FolderCounterparty,
   intake: IntakePort,
@@ -455,7 +462,7 @@ describe('FolderOutbox', () => {
   test('writes atomically under the deterministic name; a repeat overwrites the one file', async () => {
     const cp = await makeCounterparty('employer-b');
     await rm(join(cp.folder, 'outbox'), { recursive: true }); // created when missing
-    const outbox = new FolderOutbox([cp]);
+    const outbox = await newOutbox([cp]);
     const first = 'å'.repeat(512 * 1024); // 1 MiB of UTF-8
     const second = 'b'.repeat(2 * 1024 * 1024);
     const target = join(cp.folder, 'outbox', 'fee-1.01TEST0001.ChangeFeeResponse.xml');
@@ -486,7 +493,7 @@ describe('FolderOutbox', () => {
 
   test('deliveries side by side into one outbox each land whole, with no temporary file left', async () => {
     const cp = await makeCounterparty('employer-d');
-    const outbox = new FolderOutbox([cp]);
+    const outbox = await newOutbox([cp]);
     const names = Array.from({ length: 50 }, (_, i) => `doc-${String(i).padStart(2, '0')}.01TEST0001.ChangeFeeResponse.xml`);
     await Promise.all(names.map((name, i) => outbox.deliver(outgoing('employer-d', `<r n="${i}"/>`, name))));
     expect((await readdir(join(cp.folder, 'outbox'))).sort()).toEqual(names); // every file, and no temporary one left
@@ -496,7 +503,7 @@ describe('FolderOutbox', () => {
   test('a batch lands whole, each file in its own outbox; a document that cannot be delivered fails alone', async () => {
     const first = await makeCounterparty('employer-e');
     const second = await makeCounterparty('employer-f');
-    const outbox = new FolderOutbox([first, second]);
+    const outbox = await newOutbox([first, second]);
     const outcomes = await outbox.deliverMany([
       outgoing('employer-e', '<a/>', 'a.01TEST0001.ChangeFeeResponse.xml'),
       outgoing('employer-f', '<b/>', 'b.01TEST0002.ChangeFeeResponse.xml'),
@@ -518,7 +525,7 @@ describe('FolderOutbox', () => {
 
   test('an unknown counterparty or a path-like file name is DELIVERY_FAILED and writes nothing', async () => {
     const cp = await makeCounterparty('employer-c');
-    const outbox = new FolderOutbox([cp]);
+    const outbox = await newOutbox([cp]);
     const isDeliveryFailed = (error: unknown) => isGatewayError(error) && error.code === 'DELIVERY_FAILED';
     await assert.rejects(outbox.deliver(outgoing('nobody', '<x/>')), isDeliveryFailed);
     await assert.rejects(outbox.deliver(outgoing('employer-c', '<x/>', '../inbox/evil.xml')), isDeliveryFailed);

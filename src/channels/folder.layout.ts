@@ -10,6 +10,12 @@ import { join, resolve } from 'node:path';
  *     <folder>/archive    taken files, as archive/<YYYY-MM-DD>/<messageId>-<name>
  *     <folder>/rejected   files intake refused to read (too large), kept as promised, and
  *                         inbox entries that are not regular files (links, FIFOs …), never opened
+ *
+ * and, outside it, the work folder where answers are written before their rename into
+ * the outbox (`outboxWorkFolder`): `<dataDir>/outbox-work/<id>`. Not in `<folder>`, as the
+ * SFTP server may show the counterparty all of it (OpenSSH's ChrootDirectory does), even
+ * a dot-folder; in the data folder, which holds `<folder>` by default, so on the same
+ * file system and the rename is atomic.
  */
 
 /** A counterparty reached through a local folder. */
@@ -26,6 +32,11 @@ export type CounterpartySubfolder = (typeof COUNTERPARTY_SUBFOLDERS)[number];
 /** Absolute path of one of a counterparty's subfolders. */
 export function counterpartySubfolder(folder: string, subfolder: CounterpartySubfolder): string {
   return join(resolve(folder), subfolder);
+}
+
+/** A counterparty's work folder for answers not yet in its outbox, under `workRoot` (`<dataDir>/outbox-work`). */
+export function outboxWorkFolder(workRoot: string, counterpartyId: string): string {
+  return join(resolve(workRoot), counterpartyId);
 }
 
 /** Creates inbox/, outbox/, archive/ and rejected/ under `folder` where missing (mkdir -p). */
