@@ -9,6 +9,7 @@
  *   rest               GET /InsuranceApplication/{id} at 100 connections against a bare Fastify + pg lookup (issue: the advisor API)
  *   xml-readers        the XML gate (saxes) against fast-xml-parser doing its job, per ~2 KB document and on hostile input
  *   search             the staff console's search by personnummer and agreement, and its overview, on 1,000,000 messages (issue 17)
+ *   ssek-signatures    an SSEK request's WS-Security check: CPU per step, and the event loop with 20 checked at once here or on its thread (issue 28)
  */
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -22,6 +23,7 @@ const BENCHMARKS: Record<string, string> = {
   'xml-readers': 'xml-readers.ts',
   rest: 'rest.ts',
   search: 'search.ts',
+  'ssek-signatures': 'ssek-signatures.ts',
 };
 
 const wanted = process.argv.slice(2);

@@ -7,7 +7,7 @@ import type { IntakePort } from '../envelope.ts';
 import { isValidTxId, parseSsekRequest, type SsekFlow, type SsekRequest } from './ssek-envelope.ts';
 import { writeReceipt, writeSsekEnvelope } from './ssek-answer.ts';
 import type { ClientCertificate, SsekDirectory, SsekParty } from './ssek-parties.ts';
-import { verifyRequestSignature } from './ws-security.ts';
+import { verifyRequestSignatureOffThread } from './ws-security-thread.ts';
 
 /**
  * One SSEK request, from envelope bytes to the answer envelope. The header is checked
@@ -43,7 +43,8 @@ export async function handleSsekRequest(options: SsekEndpointOptions, bytes: Uin
     throw new GatewayError('SSEK_TX_ID_INVALID', request.txId ? `TxId "${request.txId}" is not a UUID.` : 'The SSEK header has no TxId.');
   }
   // The timestamp is the sender's wall clock against ours, not the business date (`clock`), which tests and replays may fix.
-  if (party.signingCertificate) verifyRequestSignature(request, party.signingCertificate, new Date());
+  // Checked on a thread of its own: xml-crypto's work would hold the event loop (ws-security-thread.ts).
+  if (party.signingCertificate) await verifyRequestSignatureOffThread(request, party.signingCertificate, new Date());
   const body = request.documentName === 'GetResponse' && request.documentNamespace === CATALOGUE_NAMESPACE
     ? await answerPull(options, party, request)
     : await receiveDocument(options, party, request, request.txId);

@@ -15,20 +15,54 @@ import type { SsekRequest, WsuTimestamp } from './ssek-envelope.ts';
  * second Body, SSEK header or Security header; xml-crypto refuses two elements sharing
  * a referenced Id: signature wrapping). The signed timestamp must be fresh: Created at
  * most MAX_AGE_MS old and Expires not passed, with CLOCK_SKEW_MS either way.
+ *
+ * `checkRequestSignature` is the whole check, free of the request's parsed tree so that
+ * it can run on another thread (ws-security-thread.ts, where the endpoint runs it: it
+ * costs several milliseconds of CPU a request); `verifyRequestSignature` runs it here.
  */
 export const MAX_AGE_MS = 5 * 60_000;
 export const CLOCK_SKEW_MS = 60_000;
 
-export function verifyRequestSignature(request: SsekRequest, certificatePem: string, now: Date): void {
+/** What the check needs of a request: the envelope's text and what the parser found in it. */
+export type SignedParts = Pick<SsekRequest, 'text' | 'signature' | 'bodyId' | 'headerId' | 'timestamp'>;
+
+/** Why a request's signature is refused: the code and the text of its fault. */
+export interface SignatureRefusal {
+  readonly code: 'SSEK_SIGNATURE_INVALID' | 'SSEK_TIMESTAMP_EXPIRED';
+  readonly text: string;
+}
+
+/** The check, on this thread; throws the refusal as a GatewayError. */
+export function verifyRequestSignature(request: SignedParts, certificatePem: string, now: Date): void {
+  const refusal = checkRequestSignature(request, certificatePem, now);
+  if (refusal) throw new GatewayError(refusal.code, refusal.text);
+}
+
+/** Undefined when the signature verifies, covers what it must and its timestamp is fresh; else why not. */
+export function checkRequestSignature(request: SignedParts, certificatePem: string, now: Date): SignatureRefusal | undefined {
+  try {
+    checkSignature(request, certificatePem, now);
+    return undefined;
+  } catch (error) {
+    if (error instanceof Refused) return { code: error.code, text: error.message };
+    throw error;
+  }
+}
+
+function checkSignature(request: SignedParts, certificatePem: string, now: Date): void {
   if (!request.signature) throw refused('The request has no ds:Signature in a wsse:Security header.');
   const { covered, timestamp } = requiredReferences(request);
   const verifier = new SignedXml({ publicCert: certificatePem });
+  // A reference is looked for by wsu:Id (any attribute named Id, as the envelope parser
+  // reads it), not also by ID and id: half of xml-crypto's searches of the document.
+  // Two elements with one Id are still refused, and an ID or id attribute refers to nothing.
+  verifier.idAttributes = ['Id'];
   let valid: boolean;
   try {
     verifier.loadSignature(request.signature);
     valid = verifier.checkSignature(request.text);
   } catch (error) {
-    throw refused(`The signature could not be checked: ${(error as Error).message}`, error);
+    throw refused(`The signature could not be checked: ${(error as Error).message}`);
   }
   if (!valid) throw refused('The signature does not verify with the registered certificate (the request changed after signing, or another key signed it).');
   const signed = new Set(verifier.getReferences().map((reference) => reference.uri));
@@ -38,7 +72,7 @@ export function verifyRequestSignature(request: SsekRequest, certificatePem: str
 }
 
 /** The Ids the signature must refer to, with their names for the fault; refused when an element has none. */
-function requiredReferences(request: SsekRequest): { covered: [string, string][]; timestamp: WsuTimestamp } {
+function requiredReferences(request: SignedParts): { covered: [string, string][]; timestamp: WsuTimestamp } {
   if (!request.bodyId) throw refused('The soap:Body has no wsu:Id for the signature to refer to.');
   if (!request.headerId) throw refused('The ssek:SSEK header has no wsu:Id for the signature to refer to.');
   if (!request.timestamp) throw refused('The wsse:Security header has no wsu:Timestamp; add one (Created, Expires) and sign it.');
@@ -67,10 +101,17 @@ function instant(text: string | undefined): number | undefined {
   return Number.isNaN(time) ? undefined : time;
 }
 
-function refused(text: string, cause?: unknown): GatewayError {
-  return new GatewayError('SSEK_SIGNATURE_INVALID', text, cause === undefined ? {} : { cause });
+/** A refusal on its way out of the check: a control-flow signal, caught in checkRequestSignature. */
+class Refused extends Error {
+  constructor(readonly code: SignatureRefusal['code'], text: string) {
+    super(text);
+  }
 }
 
-function expired(text: string): GatewayError {
-  return new GatewayError('SSEK_TIMESTAMP_EXPIRED', text);
+function refused(text: string): Refused {
+  return new Refused('SSEK_SIGNATURE_INVALID', text);
+}
+
+function expired(text: string): Refused {
+  return new Refused('SSEK_TIMESTAMP_EXPIRED', text);
 }
