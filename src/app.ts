@@ -226,7 +226,7 @@ export async function openGateway(configured: Readonly<GatewayConfig>, options: 
     if (options.roles.includes('watch')) {
       const watcher = new FolderInboxWatcher({
         counterparties: folderList, intake, maxDocumentBytes: config.limits.maxDocumentBytes,
-        stableMs: config.folders.stableMs, pollIntervalMs: config.folders.pollIntervalMs, log,
+        stableMs: config.folders.stableMs, pollIntervalMs: config.folders.pollIntervalMs, incompleteGraceMs: config.folders.incompleteGraceMs, log,
       });
       await watcher.start();
       closers.push(() => watcher.stop());

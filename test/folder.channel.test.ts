@@ -1,6 +1,6 @@
 import { test, describe, expect, afterEach } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { appendFile, lstat, mkdir, mkdtemp, readFile, readdir, readlink, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -243,7 +243,8 @@ describe('FolderInboxWatcher', () => {
     const intake = new RecordingIntake();
     const noting: IntakePort = { receive: (envelope) => intake.receive(envelope), inboxFileGrew: async (messageId, sizes) => void grew.push({ messageId, ...sizes }) };
     const log = recordingLog();
-    await startWatcher(cp, noting, { stableMs: 100, rescanEveryMs: 200, log });
+    // The upload stalls past the grace: its document does not end, yet it is taken as it is.
+    await startWatcher(cp, noting, { stableMs: 100, rescanEveryMs: 200, incompleteGraceMs: 300, log });
     const path = join(cp.folder, 'inbox', 'paused.xml');
     await writeFile(path, '<Holdings>first part');
     await waitFor(() => intake.handovers.length === 1, 'the paused upload to be taken');
@@ -257,6 +258,58 @@ describe('FolderInboxWatcher', () => {
     assert.ok(log.warnings.some((w) => /grew after it was taken/.test(w.msg) && w.obj.name === 'paused.xml'), JSON.stringify(log.warnings));
     await sleep(700); // reported once, not at every rescan
     assert.equal(grew.length, 1);
+  });
+
+  test('a document that does not end yet waits through pauses longer than stableMs and is taken once, whole; a later file of its sender waits behind it', async () => {
+    const cp = await makeCounterparty();
+    const intake = new RecordingIntake();
+    await startWatcher(cp, intake, { stableMs: 100, rescanEveryMs: 200 });
+    const path = join(cp.folder, 'inbox', 'throttled.xml');
+    const bursts = ['<?xml version="1.0"?>\n<Holdings xmlns="urn:x">\n', ...Array.from({ length: 3 }, (_, i) => `  <Account n="${i}">${'x'.repeat(20_000)}</Account>\n`), '</Holdings>\n'];
+    for (const [i, burst] of bursts.entries()) {
+      await appendFile(path, burst);
+      // A complete file of the same sender, newer than throttled.xml as it stands: it waits behind it.
+      if (i === 2) await sleep(30).then(() => writeFile(join(cp.folder, 'inbox', 'after.xml'), '<Holdings xmlns="urn:x"/>'));
+      if (i < bursts.length - 1) {
+        await sleep(450); // a throttled client's gap: over four stability windows
+        expect(intake.names()).toEqual(i < 3 ? [] : ['after.xml']);
+      }
+    }
+    await waitFor(() => intake.handovers.length === 2, 'both files to be handed over');
+    // throttled.xml's next burst made after.xml the older: it went then, throttled.xml once whole.
+    assert.deepEqual(intake.names(), ['after.xml', 'throttled.xml']);
+    assert.equal(bytesOf(intake.handovers[1]).toString(), bursts.join(''));
+    await sleep(400);
+    assert.equal(intake.attempts, 2, 'each taken once');
+  });
+
+  test('a document that stays unfinished is taken as it is once unchanged past incompleteGraceMs, with a warning', async () => {
+    const cp = await makeCounterparty();
+    const intake = new RecordingIntake();
+    const log = recordingLog();
+    await startWatcher(cp, intake, { stableMs: 100, rescanEveryMs: 200, incompleteGraceMs: 1200, log });
+    const written = Date.now();
+    await writeFile(join(cp.folder, 'inbox', 'cut.xml'), '<Holdings xmlns="urn:x"><Account>1</Acc');
+    await waitFor(() => intake.handovers.length === 1, 'the unfinished file to be taken');
+    assert.ok(Date.now() - written >= 1150, `taken after ${Date.now() - written} ms, before its grace ran out`);
+    assert.equal(bytesOf(intake.handovers[0]).toString(), '<Holdings xmlns="urn:x"><Account>1</Acc');
+    assert.ok(log.warnings.some((w) => /taken as it is/.test(w.msg)), JSON.stringify(log.warnings));
+  });
+
+  test('an unfinished document another process holds open for writing is not taken past its grace until that process closes it', async () => {
+    const cp = await makeCounterparty();
+    const intake = new RecordingIntake();
+    await startWatcher(cp, intake, { stableMs: 100, rescanEveryMs: 200, incompleteGraceMs: 300 });
+    const path = join(cp.folder, 'inbox', 'held.xml');
+    await writeFile(path, '<Holdings xmlns="urn:x"><Account>');
+    // A writer like an SFTP server's session: the file open for appending, nothing written for now.
+    const writer = spawn('sh', ['-c', 'exec 3>>"$1"; echo open; exec sleep 60', 'sh', path], { stdio: ['ignore', 'pipe', 'ignore'] });
+    cleanups.push(() => writer.kill('SIGKILL'));
+    await new Promise((resolve) => writer.stdout.once('data', resolve));
+    await sleep(1500); // five times the grace
+    assert.equal(intake.attempts, 0, 'taken while its writer had it open');
+    writer.kill('SIGKILL');
+    await waitFor(() => intake.handovers.length === 1, 'the file to be taken once its writer closed it');
   });
 
   test('a file that stays as it was taken is not reported', async () => {

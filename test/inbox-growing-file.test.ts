@@ -1,6 +1,6 @@
 /**
- * An upload taken half written — its sender paused longer than folders.stableMs and then
- * went on writing — against a running gateway with real folders, PostgreSQL and Redis:
+ * An upload taken half written — its sender paused longer than folders.incompleteGraceMs
+ * and then went on writing — against a running gateway with real folders, PostgreSQL and Redis:
  * the part read is answered XML_MALFORMED, the growth of the archived file is noted on
  * the message (`grew_after_taken`, both sizes), and the whole file sent again under the
  * same name and MessageId is applied.
@@ -18,7 +18,8 @@ afterAll(async () => {
 });
 
 test('a file that grew after it was taken is noted on its message, and the whole file sent again is applied', async () => {
-  const gateway = await startTestGateway();
+  // Its sender stalls past the grace for a document that does not end yet: a short one here.
+  const gateway = await startTestGateway({ settings: { folders: { stableMs: 100, pollIntervalMs: 25, incompleteGraceMs: 300 } } });
   cleanups.push(() => gateway.destroy());
   const document = salaryAdjustment({ messageId: 'SLOW-LINK-1' }, [{ pin: PERSONS.anna, date: '2026-12-01', salary: '512000.00' }]);
   const cut = Math.floor(document.length / 2);

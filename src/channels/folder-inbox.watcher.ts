@@ -1,9 +1,11 @@
 import { watch, type FSWatcher, type Stats } from 'node:fs';
-import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import type { Envelope, IntakeOutcome, IntakePort } from './envelope.ts';
 import { WaitingFiles, type Look } from './inbox-turn.ts';
 import { counterpartySubfolder, ensureCounterpartyFolders, isTemporaryName, type FolderCounterparty } from './folder.layout.ts';
+import { heldOpenForWriting } from './held-open-for-writing.ts';
+import { EDGE_BYTES, rootElementClosed } from './root-element-closed.ts';
 
 /**
  * Takes the files counterparties drop into their `inbox/` folder (through an SFTP
@@ -18,7 +20,14 @@ import { counterpartySubfolder, ensureCounterpartyFolders, isTemporaryName, type
  *   move that failed) is moved without a second message or answer. A file that cannot
  *   be moved is reported once and tried again at every rescan.
  * - Temporary names (see `isTemporaryName`) are never taken, and a file is taken only
- *   once its size and mtime have been unchanged for `stableMs`.
+ *   once its size and mtime have been unchanged for `stableMs` and its document ends
+ *   where its root element closes (`rootElementClosed`, on its first and last few KB).
+ *   A file whose document ends before that is still being written — an SFTP client on
+ *   a throttled link writes bursts seconds apart, longer than any `stableMs` — and waits,
+ *   read again after each change; it is taken as it is (and answered XML_MALFORMED) only
+ *   once unchanged for `incompleteGraceMs`, and not while a process the gateway can see
+ *   holds it open for writing. It holds back its sender's later files meanwhile, as any
+ *   file still being written does.
  * - Only regular files are taken. An entry is looked at without following it (lstat)
  *   and opened with O_NOFOLLOW (and O_NONBLOCK, so a FIFO never blocks), so a symbolic
  *   link, also one swapped in after the look, is never read through: the sender of a
@@ -34,10 +43,10 @@ import { counterpartySubfolder, ensureCounterpartyFolders, isTemporaryName, type
  *   records them, and documents for the same agreement are applied in that order, so an
  *   employer that drops a purchase and then a billing stop for the new insurance gets
  *   them applied in that order.
- * - A file its sender was still writing when it was taken (a slow upload that paused
- *   longer than `stableMs` under its final name) is noticed: each taken file is looked
- *   at again at the next rescans, for GROWTH_WATCH_RESCANS of them, and one that grew
- *   after it was read is logged once and noted as a `grew_after_taken` event on its
+ * - A file its sender was still writing when it was taken (an upload that stalled past
+ *   the grace, or one whose document looked complete) is noticed: each taken file is
+ *   looked at again at the next rescans, for GROWTH_WATCH_RESCANS of them, and one that
+ *   grew after it was read is logged once and noted as a `grew_after_taken` event on its
  *   message for staff (the document recorded is the part read, usually answered
  *   XML_MALFORMED; the whole file sent again under its name is taken as new).
  * - A file larger than `maxDocumentBytes` is never read into memory. Intake reads it
@@ -71,6 +80,12 @@ export interface FolderChannelOptions {
   readonly maxDocumentBytes: number;
   /** A file is taken once its size and mtime have been unchanged this long. */
   readonly stableMs: number;
+  /**
+   * A file whose document ends before its root element closes is taken (as it is) only
+   * once unchanged this long, and not while a process seen holds it open for writing.
+   * Default 120000.
+   */
+  readonly incompleteGraceMs?: number;
   /** How often a file seen changing (still being written) is looked at again; an unchanged one is looked at when it could be stable. */
   readonly pollIntervalMs: number;
   /** Files with intake at the same time. Default 64. */
@@ -114,6 +129,11 @@ const silentLog: FolderChannelLog = { info() {}, warn() {}, error() {} };
 /** How many rescans a taken file is looked at again for growth (with the default 5 s rescan: 10–15 s). */
 const GROWTH_WATCH_RESCANS = 3;
 
+export const DEFAULT_INCOMPLETE_GRACE_MS = 120_000;
+
+/** What `#readContent` gives for a file whose document does not end yet. */
+const STILL_BEING_WRITTEN = Symbol('still being written');
+
 /** A file just taken: where it went, and how much of it was read. */
 interface TakenFile {
   readonly counterpartyId: string;
@@ -144,12 +164,14 @@ export class FolderInboxWatcher {
       ...options,
       counterparties: Object.freeze(options.counterparties.map((c) => Object.freeze({ ...c }))),
       maxInFlight: options.maxInFlight ?? 256,
+      incompleteGraceMs: options.incompleteGraceMs ?? DEFAULT_INCOMPLETE_GRACE_MS,
       rescanEveryMs: options.rescanEveryMs ?? 5000,
       clock: options.clock ?? (() => new Date()),
       log: options.log ?? silentLog,
     });
     if (!(this.#options.maxInFlight >= 1)) throw new RangeError('maxInFlight must be at least 1');
     if (!(this.#options.rescanEveryMs > 0)) throw new RangeError('rescanEveryMs must be positive');
+    if (!(this.#options.incompleteGraceMs >= 0)) throw new RangeError('incompleteGraceMs must not be negative');
     this.#inboxes = this.#options.counterparties.map((counterparty) => ({
       counterparty, path: counterpartySubfolder(counterparty.folder, 'inbox'), archive: counterpartySubfolder(counterparty.folder, 'archive'), noticed: new Set(), waiting: new WaitingFiles(), taking: new Set(), moved: new Set(), refused: new Set(),
     }));
@@ -250,7 +272,10 @@ export class FolderInboxWatcher {
         // Stable: the mtime is stableMs old, or size and mtime were seen unchanged that long
         // (which also copes with an mtime in the future).
         const quietMs = Math.max(now - stats.mtimeMs, now - look.unchangedSince);
-        look.dueAt = quietMs >= stableMs ? 0 : onGrid(now + (changed ? Math.min(pollIntervalMs, stableMs - quietMs) : stableMs - quietMs));
+        look.dueAt =
+          quietMs < stableMs ? onGrid(now + (changed ? Math.min(pollIntervalMs, stableMs - quietMs) : stableMs - quietMs))
+          : look.incompleteAt === undefined ? 0
+          : this.#incompleteDueAt(inbox, look, quietMs, now);
         inbox.waiting.looked(look);
       }
       nextDue = Math.min(nextDue, inbox.waiting.nextDue());
@@ -258,6 +283,31 @@ export class FolderInboxWatcher {
     this.#startTurns();
     this.#lookAgainAt(nextDue);
     this.#notifyIfIdle();
+  }
+
+  /**
+   * When a stable file whose document was found not to end yet goes on: at once (0) when
+   * it was written to since (it is read again), or taken as it is once unchanged past the
+   * grace with no writer seen; else looked at again when the grace runs out, or at the
+   * next rescan's time for a file system that sends no notifications.
+   */
+  #incompleteDueAt(inbox: Inbox, look: Look, quietMs: number, now: number): number {
+    const { incompleteGraceMs, rescanEveryMs } = this.#options;
+    const verdict = look.incompleteAt;
+    if (verdict === undefined || verdict.size !== look.size || verdict.mtimeMs !== look.mtimeMs) {
+      look.incompleteAt = undefined;
+      return 0;
+    }
+    const graceLeft = incompleteGraceMs - quietMs;
+    if (graceLeft > 0) return onGrid(now + Math.min(graceLeft, rescanEveryMs));
+    const path = pathIn(inbox.path, look.name);
+    if (heldOpenForWriting(path)) return onGrid(now + rescanEveryMs);
+    this.#options.log.warn(
+      { counterpartyId: inbox.counterparty.id, path, size: look.size, unchangedForMs: quietMs },
+      'inbox file still ends before its document does, unchanged past folders.incompleteGraceMs: taken as it is',
+    );
+    look.takeAsItIs = true;
+    return 0;
   }
 
   #lookAgainAt(at: number): void {
@@ -285,7 +335,8 @@ export class FolderInboxWatcher {
         .catch((error: unknown) => this.#options.log.error({ err: error, counterpartyId: inbox.counterparty.id }, 'taking inbox files failed; left in the inbox'))
         .finally(() => {
           this.#turns.delete(running);
-          this.#inFlight -= turn.length;
+          // The turn's files still its own (those put back or offered again left it already).
+          this.#inFlight -= inbox.taking.size;
           inbox.taking.clear();
           this.#startTurns();
           this.#notifyIfIdle();
@@ -308,9 +359,14 @@ export class FolderInboxWatcher {
   async #takeHolding(inbox: Inbox, turn: readonly Look[], held: number[]): Promise<void> {
     const { counterparty } = inbox;
     const envelopes: Envelope[] = [];
-    for (const look of turn) {
+    for (const [position, look] of turn.entries()) {
       const content = this.#readContent(inbox, look, held);
       if (content === undefined) continue; // gone since it was looked at, or not a regular file
+      if (content === STILL_BEING_WRITTEN) {
+        // It waits, and the turn's later files (newer) with it: they go after it, in order.
+        this.#putBack(inbox, turn.slice(position));
+        break;
+      }
       const name = look.name;
       envelopes.push({ channel: 'folder', counterpartyId: counterparty.id, externalId: name, receivedAt: this.#options.clock(), content, metadata: { fileName: name }, inboxFile: true });
     }
@@ -357,6 +413,21 @@ export class FolderInboxWatcher {
     );
   }
 
+  /**
+   * The turn's files from the first whose document does not end yet: that one waits to
+   * be looked at again (read again once it changed), the later ones wait complete behind
+   * it. They leave the turn, so their changes are noticed again.
+   */
+  #putBack(inbox: Inbox, looks: readonly Look[]): void {
+    for (const look of looks) {
+      inbox.taking.delete(look.name);
+      this.#inFlight -= 1;
+      inbox.waiting.putBack(look);
+    }
+    const first = looks[0];
+    if (first) this.#lookAgainAt(first.dueAt);
+  }
+
   /** A recorded file that cannot be moved out of the inbox is reported once (log, and an event on its message for staff). */
   async #reportNotMoved(messageId: string, error: unknown, where: { counterpartyId: string; path: string; target: string }): Promise<void> {
     const reason = error instanceof Error ? error.message : String(error);
@@ -367,9 +438,10 @@ export class FolderInboxWatcher {
   /**
    * The file's bytes, or for one over the size limit a path to its open descriptor (added
    * to `held`) and where it goes instead; undefined when it is gone or not a regular file
-   * (refused). Opened without following a link, and without waiting for a FIFO's writer.
+   * (refused); STILL_BEING_WRITTEN when its document does not end yet (noted on `look`).
+   * Opened without following a link, and without waiting for a FIFO's writer.
    */
-  #readContent(inbox: Inbox, look: Look, held: number[]): Envelope['content'] | undefined {
+  #readContent(inbox: Inbox, look: Look, held: number[]): Envelope['content'] | undefined | typeof STILL_BEING_WRITTEN {
     const { maxDocumentBytes, clock } = this.#options;
     const path = pathIn(inbox.path, look.name);
     let fd: number;
@@ -394,9 +466,10 @@ export class FolderInboxWatcher {
       }
       if (stats.size <= maxDocumentBytes) {
         const bytes = readFileSync(fd);
-        if (bytes.byteLength <= maxDocumentBytes) return { bytes };
+        if (bytes.byteLength <= maxDocumentBytes) return look.takeAsItIs || documentEnds(bytes) ? { bytes } : stillBeingWritten(look, stats);
         // It grew between the look and the read: treat it as the large file it now is.
       }
+      if (!look.takeAsItIs && !documentEndsIn(fd, fstatSync(fd).size)) return stillBeingWritten(look, stats);
       keep = true;
       held.push(fd);
       return { path: descriptorPath(fd) ?? path, setAsidePath: setAsidePath(inbox.counterparty, look.name, clock()) };
@@ -503,6 +576,35 @@ export class FolderInboxWatcher {
     this.#idleWaiters = [];
     for (const resolve of waiters) resolve();
   }
+}
+
+/** Whether a document read whole ends where its root element closes (its first and last EDGE_BYTES tell). */
+function documentEnds(bytes: Buffer): boolean {
+  const head = bytes.subarray(0, EDGE_BYTES);
+  return rootElementClosed(head, bytes.byteLength <= EDGE_BYTES ? head : bytes.subarray(bytes.byteLength - EDGE_BYTES), bytes.byteLength);
+}
+
+/** The same for a file too large to read whole: two reads of EDGE_BYTES, at its start and at its end. */
+function documentEndsIn(fd: number, size: number): boolean {
+  const head = Buffer.alloc(Math.min(EDGE_BYTES, size));
+  const tail = Buffer.alloc(Math.min(EDGE_BYTES, size));
+  const headRead = readSync(fd, head, 0, head.byteLength, 0);
+  const tailRead = readSync(fd, tail, 0, tail.byteLength, size - tail.byteLength);
+  return rootElementClosed(head.subarray(0, headRead), tail.subarray(0, tailRead), size);
+}
+
+/**
+ * Notes on a file just read that its document does not end yet, as it stood then: it
+ * is looked at again at once, and read again only once it has changed.
+ */
+function stillBeingWritten(look: Look, stats: Stats): typeof STILL_BEING_WRITTEN {
+  const now = Date.now();
+  if (stats.size !== look.size || stats.mtimeMs !== look.mtimeMs) look.unchangedSince = now;
+  look.size = stats.size;
+  look.mtimeMs = stats.mtimeMs;
+  look.incompleteAt = { size: stats.size, mtimeMs: stats.mtimeMs };
+  look.dueAt = onGrid(now);
+  return STILL_BEING_WRITTEN;
 }
 
 /** A file's path in a folder: names here come from the folder's listing or its notifications, never with a separator. */

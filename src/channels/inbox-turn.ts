@@ -13,6 +13,14 @@ export interface Look {
   unchangedSince: number;
   /** When it could be stable, to be looked at again; 0 once it is (it waits for its turn). */
   dueAt: number;
+  /**
+   * The size and mtime at which it was read and its document found to end before its
+   * root element closes: still being written. Looked at again, it is read again only
+   * once either has changed.
+   */
+  incompleteAt?: { readonly size: number; readonly mtimeMs: number } | undefined;
+  /** Unchanged since it was found incomplete for longer than the grace: taken as it is (validation answers it). */
+  takeAsItIs?: boolean;
 }
 
 /**
@@ -78,6 +86,16 @@ export class WaitingFiles {
       else low = middle + 1;
     }
     this.#complete.splice(low, 0, look);
+  }
+
+  /**
+   * A file taken out in a turn that goes back among the waiting instead: complete
+   * (dueAt 0) in its place in arrival order, or to be looked at again at `dueAt`.
+   */
+  putBack(look: Look): void {
+    this.#byName.set(look.name, look);
+    if (look.dueAt === 0) this.looked(look);
+    else this.#due.add(look);
   }
 
   /** A file gone (taken by someone else, removed by its sender) or taken. */

@@ -311,13 +311,18 @@ export const configSchema = z.strictObject({
   }).prefault({}),
   folders: z.strictObject({
     /**
-     * A file is taken when its size and mtime have not changed for this long. 3 s: an
-     * upload in one go over a slow link (an SFTP client writes 32 KB at a time, once a
-     * second at 256 kbit/s) pauses for less; a sender that writes under a temporary
-     * name and renames is taken at once whatever this says.
+     * A file is taken when its size and mtime have not changed for this long (and its
+     * document ends: see incompleteGraceMs). A sender that writes under a temporary name
+     * and renames is taken at once whatever this says.
      */
     stableMs: z.number().int().min(0).default(3_000),
     pollIntervalMs: z.number().int().positive().default(100),
+    /**
+     * A file whose XML document ends before its root element closes is still being
+     * written (a throttled SFTP client pauses for seconds between bursts) and waits; it is
+     * taken as it is, and answered XML_MALFORMED, once unchanged this long. 2 minutes.
+     */
+    incompleteGraceMs: z.number().int().min(0).default(120_000),
   }).prefault({}),
   staff: z.strictObject({
     users: z.array(z.strictObject({
