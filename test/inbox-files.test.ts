@@ -1,6 +1,8 @@
 /**
  * A folder inbox file is answered once, whatever happens between intake and its move
- * out of the inbox: a gateway killed in between, or an archive it cannot write to.
+ * out of the inbox: a gateway killed in between, or an archive it cannot write to; and
+ * the same file sent again after its move is answered as a duplicate, whatever happened
+ * to the record of that move (the database away, a stop before it).
  * The gateway, PostgreSQL, Redis and the folders are real; the fault is a real one too
  * (the day's archive folder is a regular file, so the move fails as on a full or
  * read-only archive).
@@ -17,6 +19,7 @@ import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
 import { createTestDatabase, deleteQueues, dropFile, startTestGateway, testSettings, waitFor, FIXED_NOW } from './support/harness.ts';
 import { runCli, writeConfigFile } from './support/processes.ts';
 import { salaryAdjustment, PERSONS } from './support/documents.ts';
+import { startPostgresCluster } from './support/postgres-cluster.ts';
 
 const people = [PERSONS.anna, PERSONS.bertil, PERSONS.cecilia];
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -151,4 +154,95 @@ test('a recorded file its sender removed before the move counts as moved: nothin
   assert.deepEqual(errors, []);
   await dropFile(inbox, 'gone.xml', document('GONE', 0));
   await waitFor(async () => (await count(`SELECT count(*)::text AS n FROM messages WHERE status = 'duplicate'`)) === 1, 'the upload again answered as a duplicate');
+});
+
+test('PostgreSQL stopped during the move of a recorded file: once it is back, the same file sent again is answered as a duplicate, and the archived file stays as it was', async () => {
+  const cluster = await startPostgresCluster();
+  cleanups.push(() => cluster.destroy());
+  const gateway = await startTestGateway({ roles: ['worker'], database: { url: cluster.url, name: 'postgres', drop: async () => {} }, keepDatabase: true });
+  cleanups.push(() => gateway.destroy());
+  const inbox = gateway.inbox('demo-employer');
+  const folder = join(inbox, '..');
+  let stopAfterIntake = true;
+  // The real intake; the database goes away right after it recorded the file, before the watcher moves it.
+  const intake: IntakePort = {
+    receive: async (envelope) => {
+      const receipt = await gateway.intake.receive(envelope);
+      if (stopAfterIntake) {
+        stopAfterIntake = false;
+        await cluster.stop();
+      }
+      return receipt;
+    },
+    inboxFilesMoved: (ids) => gateway.intake.inboxFilesMoved!(ids),
+    unmovedInboxFiles: (ids) => gateway.intake.unmovedInboxFiles!(ids),
+    inboxFileNotMoved: (id, reason) => gateway.intake.inboxFileNotMoved!(id, reason),
+  };
+  const warnings: string[] = [];
+  const watcher = new FolderInboxWatcher({
+    counterparties: [{ id: 'demo-employer', folder }], intake, maxDocumentBytes: 1 << 20,
+    stableMs: 50, pollIntervalMs: 25, rescanEveryMs: 200, clock: () => FIXED_NOW,
+    log: { info() {}, warn: (_obj, msg) => warnings.push(msg ?? ''), error() {} },
+  });
+  cleanups.push(() => watcher.stop());
+  await watcher.start();
+  const count = async (sql: string) => Number((await gateway.deps.db.query<{ n: string }>(sql)).rows[0]!.n);
+
+  const bytes = document('PGMOVE', 0);
+  await dropFile(inbox, 'moved.xml', bytes);
+  await waitFor(async () => (await xmlFiles(inbox)).length === 0, 'the recorded file moved to the archive');
+  await waitFor(() => warnings.some((msg) => /could not record it/.test(msg)), 'the move\'s record to fail');
+  const archiveDay = join(folder, 'archive', FIXED_NOW.toISOString().slice(0, 10));
+  const [archived] = await readdir(archiveDay);
+  // Its sender sends it again while the database is still away, then the database comes back.
+  await sleep(300);
+  await dropFile(inbox, 'moved.xml', bytes);
+  await sleep(300);
+  await cluster.start();
+
+  await waitFor(async () => (await count(`SELECT count(*)::text AS n FROM messages WHERE status = 'duplicate'`)) === 1, 'the re-send recorded as a duplicate', 30_000);
+  await waitFor(async () => (await xmlFiles(gateway.outbox('demo-employer'))).length === 2, 'the original and the re-send each answered', 30_000);
+  await waitFor(async () => (await xmlFiles(inbox)).length === 0, 'the re-send moved out of the inbox');
+  await waitFor(async () => (await count(`SELECT count(*)::text AS n FROM inbox_files`)) === 0, 'no recorded file left behind');
+  assert.equal(await count(`SELECT count(*)::text AS n FROM messages`), 2);
+  const answers = await xmlFiles(gateway.outbox('demo-employer'));
+  assert.equal(answers.filter((name) => name.endsWith('.MessageRejected.xml')).length, 1, answers.join(', '));
+  const archive = (await readdir(archiveDay)).sort();
+  assert.equal(archive.length, 2, `both files archived, each under its own message: ${archive.join(', ')}`);
+  assert.ok(archive.includes(archived!), 'the original\'s archived file is where it was');
+});
+
+test('a stop between the move and its record: after the restart the same file sent again — before or after the start — is answered as a duplicate', async () => {
+  const gateway = await startTestGateway({ roles: ['worker'] });
+  cleanups.push(() => gateway.destroy());
+  const inbox = gateway.inbox('demo-employer');
+  const folder = join(inbox, '..');
+  const watcherWith = (intake: IntakePort) => new FolderInboxWatcher({
+    counterparties: [{ id: 'demo-employer', folder }], intake, maxDocumentBytes: 1 << 20,
+    stableMs: 50, pollIntervalMs: 25, rescanEveryMs: 200, clock: () => FIXED_NOW,
+  });
+  const count = async (sql: string) => Number((await gateway.deps.db.query<{ n: string }>(sql)).rows[0]!.n);
+
+  // The first run is stopped right after its moves: their record never made (a kill there leaves the same).
+  const first = watcherWith({ receive: (envelope) => gateway.intake.receive(envelope), receiveMany: (envelopes) => gateway.intake.receiveMany!(envelopes) });
+  await first.start();
+  await dropFile(inbox, 'before.xml', document('STOPPED', 0));
+  await dropFile(inbox, 'after.xml', document('STOPPED', 1));
+  await waitFor(async () => (await xmlFiles(inbox)).length === 0 && (await count(`SELECT count(*)::text AS n FROM messages`)) === 2, 'both files recorded and moved');
+  await first.stop();
+  assert.equal(await count(`SELECT count(*)::text AS n FROM inbox_files`), 2, 'their records left behind');
+
+  // One is sent again while the gateway is stopped, the other once it runs again.
+  await dropFile(inbox, 'before.xml', document('STOPPED', 0));
+  const second = watcherWith(gateway.intake);
+  cleanups.push(() => second.stop());
+  await second.start();
+  await waitFor(async () => (await count(`SELECT count(*)::text AS n FROM messages WHERE status = 'duplicate'`)) === 1, 'the file sent again during the stop answered as a duplicate');
+  await waitFor(async () => (await count(`SELECT count(*)::text AS n FROM inbox_files`)) === 0, 'the records left behind forgotten');
+  await dropFile(inbox, 'after.xml', document('STOPPED', 1));
+  await waitFor(async () => (await count(`SELECT count(*)::text AS n FROM messages WHERE status = 'duplicate'`)) === 2, 'the file sent again after the start answered as a duplicate');
+  await waitFor(async () => (await xmlFiles(gateway.outbox('demo-employer'))).length === 4, 'every file answered, the originals and the re-sends');
+  await waitFor(async () => (await xmlFiles(inbox)).length === 0, 'the inbox empty');
+  const archived = (await readdir(join(folder, 'archive'), { recursive: true })).filter((name) => String(name).endsWith('.xml'));
+  assert.equal(archived.length, 4, `each file archived under its own message: ${archived.join(', ')}`);
 });

@@ -63,6 +63,13 @@ export interface IntakeReceipt {
   readonly recordedBefore?: true;
 }
 
+/** A recorded inbox file not yet recorded as moved out of its inbox. */
+export interface UnmovedInboxFile {
+  readonly messageId: string;
+  readonly counterpartyId: string;
+  readonly fileName: string;
+}
+
 /** What intake made of one envelope of a batch: its receipt, or why it could not be recorded. */
 export type IntakeOutcome = { readonly receipt: IntakeReceipt } | { readonly error: unknown };
 
@@ -78,6 +85,12 @@ export interface IntakePort {
   receiveMany?(envelopes: readonly Envelope[]): Promise<IntakeOutcome[]>;
   /** The files of these messages (envelopes with `inboxFile`) have left the inbox. */
   inboxFilesMoved?(messageIds: readonly string[]): Promise<void>;
+  /**
+   * The recorded inbox files of these counterparties whose leaving the inbox is not
+   * recorded yet: the channel records those no longer in their inbox (a stop between the
+   * move and its record left them).
+   */
+  unmovedInboxFiles?(counterpartyIds: readonly string[]): Promise<readonly UnmovedInboxFile[]>;
   /**
    * The file of this message could not be moved out of the inbox. Records it for staff
    * (an event on the message) the first time; true then, so the channel reports it once.

@@ -49,6 +49,13 @@ import { EDGE_BYTES, rootElementClosed } from './root-element-closed.ts';
  *   grew after it was read is logged once and noted as a `grew_after_taken` event on its
  *   message for staff (the document recorded is the part read, usually answered
  *   XML_MALFORMED; the whole file sent again under its name is taken as new).
+ * - A move out of the inbox whose record failed (the database away) is recorded again at
+ *   every rescan until it is; every rescan, and the start, also forgets the recorded
+ *   files that have left the inbox (gone from it, and in no turn). A file offered again
+ *   that intake takes for a recorded one whose file is already in the archive under that
+ *   message (its move's record was lost to a stop) is not that file: it is never moved
+ *   onto the archived one's path; the stale record goes and the file is offered again,
+ *   and answered as the re-send it is.
  * - A file larger than `maxDocumentBytes` is never read into memory. Intake reads it
  *   through the descriptor the watcher opened (`/proc/self/fd/<n>` where the system
  *   has it), so it reads the file that was checked, not whatever the name holds later.
@@ -156,6 +163,11 @@ export class FolderInboxWatcher {
   #rescanTimer: NodeJS.Timeout | undefined;
   /** Files taken lately, looked at again at the next rescans in case their sender was still writing them. */
   readonly #recentlyTaken: TakenFile[] = [];
+  /** Messages whose file left the inbox, not yet recorded (the record failed): recorded at the next rescans. */
+  readonly #movesToRecord = new Set<string>();
+  /** A rescan's forgetting of files that left the inbox, while under way; whether the last one failed (logged once). */
+  #forgetting: Promise<void> | undefined;
+  #forgetFailed = false;
   #idleWaiters: Array<() => void> = [];
   #state: 'new' | 'started' | 'stopped' = 'new';
 
@@ -189,6 +201,7 @@ export class FolderInboxWatcher {
     // Every file found at start is looked at before any is taken, so they go in age order.
     this.#rescan();
     this.#look();
+    this.#forgetFilesThatLeft();
     this.#scheduleRescan();
   }
 
@@ -203,7 +216,7 @@ export class FolderInboxWatcher {
       inbox.noticed.clear();
       inbox.waiting.clear();
     }
-    await Promise.all([...this.#turns]);
+    await Promise.all([...this.#turns, this.#forgetting]);
     this.#notifyIfIdle();
   }
 
@@ -374,6 +387,8 @@ export class FolderInboxWatcher {
     const { intake } = this.#options;
     const outcomes = await receiveAll(intake, envelopes);
     const moved: string[] = [];
+    /** Files taken for a recorded file that is already archived: re-sends, offered again once that record is gone. */
+    const resent: string[] = [];
     for (const [index, envelope] of envelopes.entries()) {
       const outcome = outcomes[index];
       const path = pathIn(inbox.path, envelope.externalId);
@@ -382,6 +397,15 @@ export class FolderInboxWatcher {
         continue;
       }
       const { receipt } = outcome;
+      if (receipt.recordedBefore && receipt.errorCode !== 'DOCUMENT_TOO_LARGE' && archivedAs(inbox.archive, `${receipt.messageId}-${envelope.externalId}`)) {
+        // That message's file left the inbox, but the record of its move was lost (a stop
+        // in between): this is the same file sent again, not that one. It is not moved onto
+        // the archived file; the stale record goes, and the file is offered again.
+        this.#options.log.info({ counterpartyId: counterparty.id, messageId: receipt.messageId, path }, 'inbox file was taken for one recorded before, whose file is archived: a re-send, offered again');
+        moved.push(receipt.messageId);
+        resent.push(envelope.externalId);
+        continue;
+      }
       const target =
         receipt.errorCode === 'DOCUMENT_TOO_LARGE'
           ? 'setAsidePath' in envelope.content
@@ -407,10 +431,73 @@ export class FolderInboxWatcher {
       }
       this.#options.log.info({ counterpartyId: counterparty.id, messageId: receipt.messageId, status: receipt.status, recordedBefore: receipt.recordedBefore, target }, 'inbox file taken');
     }
-    // Until this is recorded, the same file sent again would be taken for this one: a stop here is the one gap.
-    await intake.inboxFilesMoved?.(moved).catch((error: unknown) =>
-      this.#options.log.warn({ err: error, counterpartyId: counterparty.id, messageIds: moved }, 'moved inbox files, but could not record it'),
-    );
+    // Until this is recorded, the same file sent again is taken for this one, and found archived.
+    if (await this.#recordMoves(moved, counterparty.id)) this.#offerAgain(inbox, resent);
+  }
+
+  /**
+   * Records that these messages' files have left the inbox. When that fails (the database
+   * away) they are recorded at the next rescans, until it works; false then.
+   */
+  async #recordMoves(messageIds: readonly string[], counterpartyId: string): Promise<boolean> {
+    const { intake, log } = this.#options;
+    if (messageIds.length === 0 || !intake.inboxFilesMoved) return true;
+    try {
+      await intake.inboxFilesMoved(messageIds);
+      return true;
+    } catch (error) {
+      for (const id of messageIds) this.#movesToRecord.add(id);
+      log.warn({ err: error, counterpartyId, messageIds }, 'moved inbox files, but could not record it; recorded at the next rescans');
+      return false;
+    }
+  }
+
+  /**
+   * At start and every rescan: records the moves whose record failed, and forgets the
+   * recorded files that have left the inbox — no longer in it, and in no turn here — of
+   * which a stop lost the record. A file's record left behind would have the same file
+   * sent again taken for it.
+   */
+  #forgetFilesThatLeft(): void {
+    if (this.#forgetting || !this.#options.intake.inboxFilesMoved) return;
+    this.#forgetting = this.#forget().finally(() => {
+      this.#forgetting = undefined;
+    });
+  }
+
+  async #forget(): Promise<void> {
+    const { intake, log } = this.#options;
+    if (!intake.inboxFilesMoved) return;
+    try {
+      const left = new Set(this.#movesToRecord);
+      if (intake.unmovedInboxFiles) {
+        const inboxes = new Map(this.#inboxes.map((inbox) => [inbox.counterparty.id, inbox]));
+        for (const file of await intake.unmovedInboxFiles([...inboxes.keys()])) {
+          const inbox = inboxes.get(file.counterpartyId);
+          // A file of a turn is with intake or being moved: its turn records its move.
+          if (!inbox || inbox.taking.has(file.fileName)) continue;
+          if (lstatSync(pathIn(inbox.path, file.fileName), { throwIfNoEntry: false }) === undefined) left.add(file.messageId);
+        }
+      }
+      if (left.size > 0) {
+        await intake.inboxFilesMoved([...left]);
+        for (const id of left) this.#movesToRecord.delete(id);
+        log.info({ messageIds: [...left] }, 'recorded that inbox files have left the inbox');
+      }
+      this.#forgetFailed = false;
+    } catch (error) {
+      if (!this.#forgetFailed) log.warn({ err: error }, 'could not record which inbox files have left the inbox; every rescan tries again');
+      this.#forgetFailed = true;
+    }
+  }
+
+  /** Files of the current turn to be offered again in a turn of their own. */
+  #offerAgain(inbox: Inbox, names: readonly string[]): void {
+    for (const name of names) {
+      if (!inbox.taking.delete(name)) continue;
+      this.#inFlight -= 1;
+      this.#notice(inbox, name);
+    }
   }
 
   /**
@@ -507,6 +594,7 @@ export class FolderInboxWatcher {
       this.#checkTakenFilesGrowth();
       this.#rescan();
       this.#look();
+      this.#forgetFilesThatLeft();
       this.#scheduleRescan();
     }, this.#options.rescanEveryMs);
   }
@@ -605,6 +693,23 @@ function stillBeingWritten(look: Look, stats: Stats): typeof STILL_BEING_WRITTEN
   look.incompleteAt = { size: stats.size, mtimeMs: stats.mtimeMs };
   look.dueAt = onGrid(now);
   return STILL_BEING_WRITTEN;
+}
+
+/** Whether `name` is in a day folder of the archive (`archive/<date>/<name>`). */
+function archivedAs(archive: string, name: string): boolean {
+  let days: string[];
+  try {
+    days = readdirSync(archive);
+  } catch {
+    return false;
+  }
+  return days.some((day) => {
+    try {
+      return lstatSync(pathIn(pathIn(archive, day), name), { throwIfNoEntry: false }) !== undefined;
+    } catch {
+      return false; // not a folder, or not readable
+    }
+  });
 }
 
 /** A file's path in a folder: names here come from the folder's listing or its notifications, never with a separator. */

@@ -1,10 +1,12 @@
 import type { Sql } from './database.ts';
 import type { MessageStatus } from './messages.repository.ts';
+import type { UnmovedInboxFile } from '../channels/envelope.ts';
 
 /**
  * Recorded files still in their sender's inbox (table `inbox_files`, migration 0011).
  * Intake writes a row with the message of an inbox file (messages.repository, in the
- * same statement); the channel deletes it once it has moved the file out. Plain
+ * same statement); the channel deletes it once it has moved the file out, and deletes
+ * those whose file it finds gone from the inbox (a stop lost the move's record). Plain
  * functions taking the database first.
  */
 
@@ -30,6 +32,16 @@ export async function findRecordedInboxFile(
   );
   const row = rows[0];
   return row ? { messageId: row.id, status: row.status, errorCode: row.error_code } : undefined;
+}
+
+/** The recorded files of these counterparties not yet recorded as moved out of their inbox (few: those with intake or stuck). */
+export async function findUnmovedInboxFiles(sql: Sql, counterpartyIds: readonly string[]): Promise<UnmovedInboxFile[]> {
+  if (counterpartyIds.length === 0) return [];
+  const { rows } = await sql.query<{ message_id: string; counterparty_id: string; file_name: string }>(
+    'SELECT message_id, counterparty_id, file_name FROM inbox_files WHERE counterparty_id = ANY($1::text[])',
+    [counterpartyIds],
+  );
+  return rows.map((row) => ({ messageId: row.message_id, counterpartyId: row.counterparty_id, fileName: row.file_name }));
 }
 
 /** The files of these messages have left the inbox. */

@@ -6,7 +6,7 @@ import type { Envelope, IntakeOutcome, IntakePort, IntakeReceipt } from '../chan
 import { findEarlierDelivery, findOriginal, insertMessage, insertReceivedMessages, isOneStatement, type NewMessage } from '../ledger/messages.repository.ts';
 import { writeRejectionResponse, requestNameOf } from './finish-rejected.ts';
 import { newMessageId } from './message-id.ts';
-import { findRecordedInboxFile, recordInboxFileGrew, recordInboxFileNotMoved, recordInboxFilesMoved, type RecordedInboxFile } from '../ledger/inbox-files.repository.ts';
+import { findRecordedInboxFile, findUnmovedInboxFiles, recordInboxFileGrew, recordInboxFileNotMoved, recordInboxFilesMoved, type RecordedInboxFile } from '../ledger/inbox-files.repository.ts';
 import type { StoredDocument } from '../ledger/document-store.ts';
 import { HEAD_BYTES, readHeaderMessageId } from '../messages/header-message-id.ts';
 import { readRootElement } from '../messages/root-element.ts';
@@ -51,6 +51,7 @@ export function createIntake(deps: PipelineDeps): IntakePort {
     },
     receiveMany: (envelopes) => receiveMany(deps, envelopes),
     inboxFilesMoved: (messageIds) => recordInboxFilesMoved(deps.db, messageIds),
+    unmovedInboxFiles: (counterpartyIds) => findUnmovedInboxFiles(deps.db, counterpartyIds),
     inboxFileNotMoved: (messageId, reason) => recordInboxFileNotMoved(deps.db, messageId, reason),
     inboxFileGrew: (messageId, sizes) => recordInboxFileGrew(deps.db, messageId, sizes),
   };
