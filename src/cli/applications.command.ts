@@ -11,7 +11,8 @@ import { table } from './output.ts';
 
 /**
  * `depot-gateway applications`: staff review of insurance and pension plan applications
- * the rules sent to a person — the list, one application with its history, and approve
+ * the rules sent to a person — the list (any status, awaiting signature and expired
+ * included), one application with its signatories and history, and approve
  * (which issues at once) or reject with a reason. Through the running gateway's staff
  * API when one answers, the decision recorded under the staff user signed in as;
  * otherwise in-process, recorded under `cli:<account>`. A decision on an application
@@ -32,7 +33,7 @@ export function registerApplicationsCommand(program: Command): void {
     .command('show')
     .argument('<id>')
     .option('--json', 'the application as JSON')
-    .description('one application with what was applied for and its status history')
+    .description('one application with what was applied for, who signs it and its status history')
     .action((id: string, options: { json?: boolean }) => runApplicationShow(globals(), id, options));
   for (const [decision, description] of [['approve', 'approve an application under review: it is issued at once'], ['reject', 'reject an application under review']] as const) {
     applications
@@ -115,6 +116,11 @@ function formatApplication(application: ApplicationRecord): string {
     `status ${a.status}${a.insuranceId || a.agreementId ? `, issued as ${issuedAs(a)}` : ''}`,
     `customer ${a.customerId}, firm ${a.firmOrganisationNumber}, advisor ${a.advisorCode}, submitted ${a.submittedAt}`,
   ];
+  if (a.signing) {
+    const company = a.signing.companySignaturesRequired === null ? '' : `, ${a.signing.companySignaturesRequired} of the company signatories`;
+    lines.push('', `signatories (sign case ${a.signing.signCaseId}, to be signed by ${a.signing.signBy}${company}):`,
+      indent(table([['ROLE', 'PERSONNUMMER', 'SIGNED'], ...a.signing.signatories.map((s) => [s.role, s.personalNumber, s.signedAt ?? 'not yet'])])));
+  }
   if (a.kind === 'plan' && a.insurances.length > 0) {
     lines.push('', 'insurances:', indent(table([['EMPLOYEE', 'INSURANCE'], ...a.insurances.map((i) => [i.personalIdentityNumber, i.insuranceId])])));
   }

@@ -516,6 +516,8 @@ export const configSchema = z.strictObject({
       /** A pension plan application with more employees than this. */
       planEmployeesAbove: z.number().int().min(0).max(100_000).default(50),
     }).prefault({}),
+    /** Days after the day of submission an application may be signed (its last day to sign); on the next it expires. */
+    applicationSigningDays: z.number().int().min(1).max(365).default(30),
   }).prefault({}),
   counterparties: z.array(counterpartySchema).default([]),
 });

@@ -20,6 +20,13 @@ test("an organisation's sign case: its signatories in force and the insured, or 
   assert.match(tooFew.ok ? '' : tooFew.message, /2 company signatories of 5561234567 must sign, but only 1 are in force/);
 });
 
+test("an employer's plan: its signatories in force alone, no insured", () => {
+  const made = companySigningOf({ organisationNumber: '5569000127', inForce: [{ personalNumber: 'A' }], required: 1, signsFor: 'employer' });
+  assert.deepEqual(made, { ok: true, required: 1, signatories: [{ role: 'company-signatory', personalNumber: 'A' }] });
+  const none = companySigningOf({ organisationNumber: '5569000127', inForce: [], required: undefined, signsFor: 'employer' });
+  assert.match(none.ok ? '' : none.message, /^The employer 5569000127 is an organisation with no company signatories in force/);
+});
+
 test('fully signed: every personal signatory, and the required count of company signatories', () => {
   const signed = (role: 'company-signatory' | 'insured' | 'policyholder', at: string | null) => ({ role, signedAt: at });
   assert.equal(isFullySigned([signed('company-signatory', 'x'), signed('company-signatory', null), signed('company-signatory', null), signed('insured', 'x')], 2), false);

@@ -28,18 +28,26 @@ export type CompanySigning =
   | { readonly ok: true; readonly signatories: Signatory[]; readonly required: number }
   | { readonly ok: false; readonly message: string };
 
-/** The signatories of an organisation's sign case, or why none can be made (nothing registered, no rule, too few in force). */
-export function companySigningOf(input: { organisationNumber: string; insured: string; inForce: readonly { personalNumber: string }[]; required: number | undefined }): CompanySigning {
+/**
+ * The signatories of an organisation's sign case, or why none can be made (nothing
+ * registered, no rule, too few in force). The insured signs too where there is one (a
+ * request on an insurance, an insurance application); an employer's pension plan
+ * application has none (`insured` left out, `signsFor` 'employer').
+ */
+export function companySigningOf(input: {
+  organisationNumber: string; insured?: string; inForce: readonly { personalNumber: string }[]; required: number | undefined; signsFor?: 'policyholder' | 'employer';
+}): CompanySigning {
   const register = `register them with POST /api/organisations/${input.organisationNumber}/signatories (or \`depot-gateway company-signatories register\`)`;
-  if (input.inForce.length === 0) return { ok: false, message: `The policyholder ${input.organisationNumber} is an organisation with no company signatories in force: ${register}.` };
+  const party = `The ${input.signsFor ?? 'policyholder'} ${input.organisationNumber}`;
+  if (input.inForce.length === 0) return { ok: false, message: `${party} is an organisation with no company signatories in force: ${register}.` };
   if (input.required === undefined) {
-    return { ok: false, message: `The policyholder ${input.organisationNumber} has no signing rule: set how many company signatories must sign with PUT /api/organisations/${input.organisationNumber}/signing-rule.` };
+    return { ok: false, message: `${party} has no signing rule: set how many company signatories must sign with PUT /api/organisations/${input.organisationNumber}/signing-rule.` };
   }
   if (input.inForce.length < input.required) {
     return { ok: false, message: `${input.required} company signatories of ${input.organisationNumber} must sign, but only ${input.inForce.length} are in force: ${register}.` };
   }
   const company: Signatory[] = [...new Set(input.inForce.map((s) => s.personalNumber))].map((personalNumber) => ({ role: 'company-signatory', personalNumber }));
-  return { ok: true, signatories: [...company, { role: 'insured', personalNumber: input.insured }], required: input.required };
+  return { ok: true, signatories: input.insured === undefined ? company : [...company, { role: 'insured', personalNumber: input.insured }], required: input.required };
 }
 
 /** Complete when every personal signatory (policyholder, insured) has signed and, for an organisation, the required count of company signatories. */

@@ -79,6 +79,7 @@ export const ERROR_CODES = {
   CUSTODIAN_UNKNOWN: { scope: 'item', httpStatus: 422, retryable: false, message: 'The custodian is not one the insurer keeps custody accounts with.' },
   BENEFICIARY_MISSING: { scope: 'item', httpStatus: 422, retryable: false, message: 'A named beneficiary choice names no beneficiary.' },
   REPAYMENT_PROTECTION_REQUIRED: { scope: 'item', httpStatus: 422, retryable: false, message: 'A capital insurance (K) carries repayment protection: it cannot be applied for without it.' },
+  APPLICATION_SIGNATORIES_MISSING: { scope: 'item', httpStatus: 422, retryable: false, message: "The organisation's company signatories or signing rule are not registered: nobody can sign the application." },
   COST_CENTER_ALREADY_DEFINED: { scope: 'item', httpStatus: 422, retryable: false, message: 'The application defines a cost center code more than once.' },
   EMPLOYEE_LISTED_TWICE: { scope: 'item', httpStatus: 422, retryable: false, message: 'The application lists the same employee more than once.' },
   INCOME_BASE_AMOUNT_UNKNOWN: { scope: 'item', httpStatus: 422, retryable: false, message: "The gateway does not yet know this year's income base amount, which a premium rule with a cap needs." },

@@ -1,9 +1,11 @@
 import type { InsuranceApplicationRecord } from '../ledger/applications.repository.ts';
+import { signatoriesSection } from './signatories-section.ts';
 import { renderTextPdf } from './text-pdf.ts';
 
 /**
  * The receipt of an application: a PDF copy of what was applied for, with the
- * application id and the time it was submitted, for the advisor to hand to the customer.
+ * application id and the time it was submitted, and who signs it and who has, when, for
+ * the advisor to hand to the customer.
  */
 export function renderApplicationReceipt(application: InsuranceApplicationRecord): Promise<Buffer> {
   const body = application.body;
@@ -16,5 +18,6 @@ export function renderApplicationReceipt(application: InsuranceApplicationRecord
       body.beneficiary.choice === 'standard' ? 'Beneficiaries: the standard order of the terms' : `Beneficiaries: ${(body.beneficiary.names ?? []).join(', ')}`,
       `Repayment protection: ${body.coverages.repaymentProtection ? 'yes' : 'no'}`, `Premium waiver: ${body.coverages.premiumWaiver ? 'yes' : 'no'}`,
     ] },
+    signatoriesSection(application.signing),
   ], new Date(application.submittedAt));
 }

@@ -1,13 +1,15 @@
 import { stockholmDate } from '../core/calendar-date.ts';
 import { planPremiums, type PremiumRuleInput } from '../core/plan-application.rules.ts';
 import type { PlanApplicationRecord } from '../ledger/applications.repository.ts';
+import { signatoriesSection } from './signatories-section.ts';
 import { renderTextPdf } from './text-pdf.ts';
 
 /**
  * The receipt of a pension plan application: a PDF copy of the plan applied for — the
  * employer, the agreement's categories and cost centers, the funds, and each employee
  * with the monthly premium the category gives — with the application id and the time
- * it was submitted, for the advisor to hand to the employer.
+ * it was submitted, and which of the employer's signatories signed, when, for the
+ * advisor to hand to the employer.
  */
 export function renderPlanApplicationReceipt(application: PlanApplicationRecord): Promise<Buffer> {
   const body = application.body;
@@ -24,6 +26,7 @@ export function renderPlanApplicationReceipt(application: PlanApplicationRecord)
     { heading: `Employees (${body.employees.length})`, lines: body.employees.map((employee, index) =>
       `${employee.personalIdentityNumber}: category ${employee.category}, cost center ${employee.costCenter}, salary ${employee.annualSalary} SEK a year, ` +
       `employed from ${employee.employmentStart}, premium ${premiums[index]!.monthlyPremium} SEK a month`) },
+    signatoriesSection(application.signing),
   ], new Date(application.submittedAt));
 }
 

@@ -118,15 +118,22 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
     type: 'array', description: 'Every status the application has had: when, who (advisor:<code>, staff:<user>, gateway) and why',
     items: { type: 'object', required: ['status', 'at', 'by', 'reason'], properties: { status: { type: 'string' }, at: { type: 'string', format: 'date-time' }, by: { type: 'string' }, reason: { type: ['string', 'null'] } } },
   } as const;
+  const APPLICATION_STATUS_VALUES = ['received', 'awaiting-signature', 'under-review', 'approved', 'rejected', 'issued', 'expired'];
+  const APPLICATION_STATUS_TEXT = 'awaiting-signature until every signatory has signed (signCaseId), then issued, or under-review for staff; expired when not signed by signBy';
+  const applicationSigning = {
+    signCaseId: { type: ['string', 'null'], description: 'The sign case its signatories sign: GET /SignCase/{id}, Sign, Collect (null for an application made before signing was asked for)' },
+    signBy: { type: ['string', 'null'], format: 'date', description: 'The last day it may be signed; it expires the day after' },
+  } as const;
   add({
     $id: 'ApplicationStatus',
     type: 'object',
-    required: ['applicationId', 'productId', 'customerId', 'status', 'submittedAt', 'insuranceId', 'history'],
+    required: ['applicationId', 'productId', 'customerId', 'status', 'submittedAt', 'signCaseId', 'signBy', 'insuranceId', 'history'],
     properties: {
       applicationId: { type: 'string' },
       productId: { type: 'string' },
       customerId: { type: 'string' },
-      status: { type: 'string', enum: ['received', 'under-review', 'approved', 'rejected', 'issued'] },
+      status: { type: 'string', enum: APPLICATION_STATUS_VALUES, description: APPLICATION_STATUS_TEXT },
+      ...applicationSigning,
       submittedAt: { type: 'string', format: 'date-time' },
       insuranceId: { type: ['string', 'null'], description: 'The insurance it was issued as, once issued' },
       history,
@@ -202,12 +209,13 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
   add({
     $id: 'PlanApplicationStatus',
     type: 'object',
-    required: ['applicationId', 'productId', 'employerOrganisationNumber', 'status', 'submittedAt', 'agreementId', 'insurances', 'history'],
+    required: ['applicationId', 'productId', 'employerOrganisationNumber', 'status', 'submittedAt', 'signCaseId', 'signBy', 'agreementId', 'insurances', 'history'],
     properties: {
       applicationId: { type: 'string' },
       productId: { type: 'string' },
       employerOrganisationNumber: { type: 'string' },
-      status: { type: 'string', enum: ['received', 'under-review', 'approved', 'rejected', 'issued'] },
+      status: { type: 'string', enum: APPLICATION_STATUS_VALUES, description: APPLICATION_STATUS_TEXT },
+      ...applicationSigning,
       submittedAt: { type: 'string', format: 'date-time' },
       agreementId: { type: ['string', 'null'], description: 'The agreement it was issued as, once issued' },
       insurances: {
@@ -314,9 +322,12 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
     required: ['signCaseId', 'requestId', 'subjectKind', 'closed', 'complete', 'signatories'],
     properties: {
       signCaseId: { type: 'string' },
-      requestId: { type: 'string', description: 'The request signed: a withdrawal request (WR-…) or a payout request (PR-…)' },
-      subjectKind: { type: 'string', enum: ['withdrawal', 'payout'], description: 'What kind of request it is: GET /Insurance/withdrawalrequest/{requestId} or /Insurance/payoutrequest/{requestId}' },
-      closed: { type: ['string', 'null'], description: 'Why nobody may sign it any more (the request was rejected); null while it may be signed' },
+      requestId: { type: 'string', description: 'What is signed: a withdrawal request (WR-…), a payout request (PR-…), an insurance (IA-…) or pension plan (PA-…) application' },
+      subjectKind: {
+        type: 'string', enum: ['withdrawal', 'payout', 'application'],
+        description: 'What kind it is: GET /Insurance/withdrawalrequest/{requestId}, /Insurance/payoutrequest/{requestId}, /InsuranceApplication/{requestId} or /PlanApplication/{requestId}',
+      },
+      closed: { type: ['string', 'null'], description: 'Why nobody may sign it any more (the request was rejected, the application expired); null while it may be signed' },
       complete: { type: 'boolean', description: 'Every signatory has signed (of company signatories: as many as companySignaturesRequired)' },
       companySignaturesRequired: { type: ['integer', 'null'], description: 'An organisation policyholder: how many of its company signatories must sign; null otherwise' },
       signatories: {

@@ -7,13 +7,14 @@ import {
 import type { HttpServerOptions } from './server.ts';
 import { staffUserOf } from './staff-user.ts';
 
-export const APPLICATION_STATUSES: readonly ApplicationStatus[] = ['received', 'under-review', 'approved', 'rejected', 'issued'];
+export const APPLICATION_STATUSES: readonly ApplicationStatus[] = ['received', 'awaiting-signature', 'under-review', 'approved', 'rejected', 'issued', 'expired'];
 export const APPLICATION_KINDS: readonly ApplicationSummary['kind'][] = ['insurance', 'plan'];
 
 /**
  * Staff review of applications the rules sent to a person — individual insurances and
- * employers' pension plans alike (`kind`) — the list (by status and kind), one
- * application with its status history, and approve or reject with a reason. An
+ * employers' pension plans alike (`kind`) — the list (by status and kind: those awaiting
+ * signature and expired unsigned too), one application with its status history and its
+ * signatories, and approve or reject with a reason (only one under review). An
  * approval issues in the same transaction: the insurance, or the plan's agreement with
  * its employments and insurances; the decision is recorded in the status history under
  * the staff user.

@@ -3,11 +3,12 @@ import { ulid } from 'ulid';
 import type { GatewayConfig } from '../config/config.schema.ts';
 import { decideAccess } from '../core/access.policy.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
-import { checkInsuranceApplication, reviewReasons, type InsuranceApplicationInput } from '../core/insurance-application.rules.ts';
+import { checkInsuranceApplication, reviewReasons, type ApplicationProblem, type InsuranceApplicationInput } from '../core/insurance-application.rules.ts';
 import type { Database } from '../ledger/database.ts';
 import {
-  findApplication, findApplicationStatus, insertApplication, listCustomerApplications, loadApplicationFacts, type ApplicationStatusRecord, type InsuranceApplicationRecord, type ReasonAudience,
+  findApplication, findApplicationStatus, listCustomerApplications, loadApplicationFacts, type ApplicationStatusRecord, type ReasonAudience,
 } from '../ledger/applications.repository.ts';
+import { applicationSigningOf, submitApplication } from '../pipeline/application-submission.ts';
 import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
 import { renderApplicationReceipt } from '../documents/application-receipt.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
@@ -19,11 +20,17 @@ import { sendProblem } from './problem-details.ts';
  * /InsuranceApplication/validation), submit (POST /InsuranceApplication), read the
  * status and its history, get the PDF receipt, and list a customer's applications.
  *
- * A submitted application is saved with its first statuses in one transaction: it is
- * `received`, then either `approved` and `issued` at once (the insurance and its custody
- * account created in the ledger) or `under-review` with the reasons the review rules
- * (`api.review`) gave, for staff to approve or reject (application-review.routes.ts). An application is the submitting firm's only;
- * anyone else gets the same 404 as for an id that does not exist.
+ * A submitted application is saved `received`, then `awaiting-signature` with its sign
+ * case (application-submission.ts): the policyholder signs, and the insured where
+ * another person (an organisation: its company signatories), through /SignCase/{id}.
+ * The last signature decides it: `approved` and `issued` at once (the insurance and its
+ * custody account created in the ledger) or `under-review` with the reasons the review
+ * rules (`api.review`) gave, for staff to approve or reject
+ * (application-review.routes.ts); not signed in time, it is `expired`. An application
+ * is the submitting firm's only; anyone else gets the same 404 as for an id that does
+ * not exist (its sign case is the firm's too, and the customer's).
+ *
+ * The receipt names who signs and who has signed, when.
  */
 export interface ApplicationRouteOptions {
   readonly config: Readonly<GatewayConfig>;
@@ -46,8 +53,11 @@ export async function registerInsuranceApplicationRoutes(app: FastifyInstance, o
       throw notAvailable();
     }
     const input = request.body as InsuranceApplicationInput;
-    const facts = await loadApplicationFacts(db, input, caller.organisationNumber, custodianIds);
-    return { caller, input, problems: checkInsuranceApplication(input, facts) };
+    const [facts, signing] = await Promise.all([
+      loadApplicationFacts(db, input, caller.organisationNumber, custodianIds),
+      applicationSigningOf(db, { kind: 'insurance', body: input }, stockholmDate(clock())),
+    ]);
+    return { caller, input, problems: [...checkInsuranceApplication(input, facts), ...('problem' in signing ? [signing.problem] : [])] };
   }
 
   app.post('/InsuranceApplication/validation', {
@@ -70,16 +80,16 @@ export async function registerInsuranceApplicationRoutes(app: FastifyInstance, o
     const { caller, input, problems } = await check(request);
     if (problems.length > 0) return unprocessable(reply, problems);
     const now = clock();
-    const reasons = reviewReasons(input, config.api.review, stockholmDate(now));
     const applicationId = `IA-${ulid(now.getTime())}`;
-    await insertApplication(db, {
-      applicationId, kind: 'insurance', firmOrganisationNumber: caller.organisationNumber, advisorCode: input.advisorCode,
-      customerId: input.policyholder.id, productId: input.productId, body: input, submittedAt: now,
-    }, [
-      { status: 'received', by: `advisor:${input.advisorCode}`, reason: null },
-      reasons.length > 0 ? { status: 'under-review', by: 'gateway', reason: reasons.join('; ') } : { status: 'approved', by: 'gateway', reason: 'no rule asks for a review' },
-    ], stockholmDate(now));
-    const saved = (await findApplication(db, applicationId, 'caller')) as InsuranceApplicationRecord;
+    const submitted = await submitApplication(db, {
+      application: {
+        applicationId, kind: 'insurance', firmOrganisationNumber: caller.organisationNumber, advisorCode: input.advisorCode,
+        customerId: input.policyholder.id, productId: input.productId, body: input, submittedAt: now,
+      },
+      signingDays: config.api.applicationSigningDays,
+    });
+    if (!submitted.made) return unprocessable(reply, [submitted.problem]);
+    const saved = (await findApplicationStatus(db, applicationId, 'caller'))!;
     return reply.code(201).header('location', `/InsuranceApplication/${applicationId}`).send(statusView(saved));
   });
 
@@ -132,10 +142,11 @@ function isInsurance<Found extends Pick<ApplicationStatusRecord, 'kind'>>(applic
 function statusView(application: ApplicationStatusRecord) {
   return {
     applicationId: application.applicationId, productId: application.productId, customerId: application.customerId,
-    status: application.status, submittedAt: application.submittedAt, insuranceId: application.insuranceId, history: application.history,
+    status: application.status, submittedAt: application.submittedAt, signCaseId: application.signCaseId, signBy: application.signBy,
+    insuranceId: application.insuranceId, history: application.history,
   };
 }
 
-function unprocessable(reply: Parameters<typeof sendProblem>[0], problems: ReturnType<typeof checkInsuranceApplication>) {
+function unprocessable(reply: Parameters<typeof sendProblem>[0], problems: readonly ApplicationProblem[]) {
   return sendProblem(reply, 'APPLICATION_INVALID', `${problems.length} problem${problems.length === 1 ? '' : 's'} in the application`, problems);
 }

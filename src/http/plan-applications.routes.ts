@@ -4,9 +4,10 @@ import type { GatewayConfig } from '../config/config.schema.ts';
 import { decideAccess } from '../core/access.policy.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
 import type { ApplicationProblem } from '../core/insurance-application.rules.ts';
-import { checkPlanApplication, planPremiums, planReviewReasons, REVIEW_REASON_WITHHELD, reviewReasonsShown, type PlanApplicationInput } from '../core/plan-application.rules.ts';
-import type { Database, Sql } from '../ledger/database.ts';
-import { findApplication, findEmployerAgreements, insertApplication, loadPlanApplicationFacts, lockEmployerAgreements, type PlanApplicationRecord } from '../ledger/applications.repository.ts';
+import { checkPlanApplication, planPremiums, planReviewReasons, reviewReasonsShown, type PlanApplicationInput } from '../core/plan-application.rules.ts';
+import type { Database } from '../ledger/database.ts';
+import { findApplication, findEmployerAgreements, loadPlanApplicationFacts, type PlanApplicationRecord } from '../ledger/applications.repository.ts';
+import { applicationSigningOf, submitApplication } from '../pipeline/application-submission.ts';
 import { renderPlanApplicationReceipt } from '../documents/plan-application-receipt.ts';
 import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
@@ -18,13 +19,16 @@ import { sendProblem } from './problem-details.ts';
  * check (POST /PlanApplication/validation), submit (POST /PlanApplication), read the
  * status and its history, get the PDF receipt.
  *
- * As for insurance applications, a submitted plan is saved with its first statuses in
- * one transaction: `received`, then either `approved` and `issued` at once — the
- * agreement, its categories and cost centers, the employees' employments and
- * insurances created in the ledger — or `under-review` with the reasons the review
- * rules gave (`api.review.planEmployeesAbove`; an employer that already has an
- * agreement), for staff to decide through /api/applications. A plan application is
- * the submitting firm's only; anyone else gets the same 404 as for an unknown id.
+ * As for insurance applications, a submitted plan is saved `received`, then
+ * `awaiting-signature` with its sign case, which the employer's company signatories
+ * sign by the register's rule (an employer with none in force or no rule is refused
+ * APPLICATION_SIGNATORIES_MISSING). The last signature decides it (application-signed.ts):
+ * `approved` and `issued` at once — the agreement, its categories and cost centers, the
+ * employees' employments and insurances created in the ledger — or `under-review` with
+ * the reasons the review rules gave (`api.review.planEmployeesAbove`; an employer that
+ * already has an agreement then), for staff to decide through /api/applications. A plan
+ * application is the submitting firm's only; anyone else gets the same 404 as for an
+ * unknown id.
  */
 export interface PlanApplicationRouteOptions {
   readonly config: Readonly<GatewayConfig>;
@@ -48,7 +52,7 @@ export async function registerPlanApplicationRoutes(app: FastifyInstance, option
    * The caller must be an advisor firm; the problems of the body (business rules), and
    * which reasons for a review the firm is told: what the insurer knows of the employer
    * only when the firm holds a power of attorney on the employer. A submitted plan's
-   * review is decided again inside its transaction (firstStatuses).
+   * review is decided when it is signed (application-signed.ts).
    */
   async function check(request: FastifyRequest, now: Date) {
     const today = stockholmDate(now);
@@ -57,28 +61,16 @@ export async function registerPlanApplicationRoutes(app: FastifyInstance, option
       throw notAvailable();
     }
     const input = request.body as PlanApplicationInput;
-    const [facts, agreements, employerAccess] = await Promise.all([
+    const [facts, agreements, employerAccess, signing] = await Promise.all([
       loadPlanApplicationFacts(db, input, caller.organisationNumber, custodianIds),
       findEmployerAgreements(db, input.employer.organisationNumber),
       customerAccessFacts(db, input.employer.organisationNumber),
+      applicationSigningOf(db, { kind: 'plan', body: input }, today),
     ]);
-    const problems = checkPlanApplication(input, facts, today);
+    const problems = [...checkPlanApplication(input, facts, today), ...('problem' in signing ? [signing.problem] : [])];
     const firmMaySeeEmployer = accessGate(caller, now, 'read')(employerAccess);
     const shown = problems.length > 0 ? [] : reviewReasonsShown(planReviewReasons(input, config.api.review, agreements), firmMaySeeEmployer);
-    return { caller, input, problems, shown, firmMaySeeEmployer };
-  }
-
-  /** The first statuses of a plan: approved, or under review for the rules' reasons — decided on the employer's agreements as they are under its lock. */
-  function firstStatuses(input: PlanApplicationInput, firmMaySeeEmployer: boolean) {
-    return async (tx: Sql) => {
-      const reasons = planReviewReasons(input, config.api.review, await lockEmployerAgreements(tx, input.employer.organisationNumber));
-      if (reasons.length === 0) return [RECEIVED(input), { status: 'approved' as const, by: 'gateway', reason: 'no rule asks for a review' }];
-      const shown = reviewReasonsShown(reasons, firmMaySeeEmployer);
-      return [RECEIVED(input), {
-        status: 'under-review' as const, by: 'gateway', reason: reasons.map((reason) => reason.text).join('; '),
-        callerReason: shown.length > 0 ? shown.join('; ') : REVIEW_REASON_WITHHELD,
-      }];
-    };
+    return { caller, input, problems, shown };
   }
 
   app.post('/PlanApplication/validation', {
@@ -103,14 +95,17 @@ export async function registerPlanApplicationRoutes(app: FastifyInstance, option
     },
   }, async (request, reply) => {
     const now = clock();
-    const today = stockholmDate(now);
-    const { caller, input, problems, firmMaySeeEmployer } = await check(request, now);
+    const { caller, input, problems } = await check(request, now);
     if (problems.length > 0) return unprocessable(reply, problems);
     const applicationId = `PA-${ulid(now.getTime())}`;
-    await insertApplication(db, {
-      applicationId, kind: 'plan', firmOrganisationNumber: caller.organisationNumber, advisorCode: input.advisorCode,
-      customerId: input.employer.organisationNumber, productId: input.productId, body: input, submittedAt: now,
-    }, firstStatuses(input, firmMaySeeEmployer), today);
+    const submitted = await submitApplication(db, {
+      application: {
+        applicationId, kind: 'plan', firmOrganisationNumber: caller.organisationNumber, advisorCode: input.advisorCode,
+        customerId: input.employer.organisationNumber, productId: input.productId, body: input, submittedAt: now,
+      },
+      signingDays: config.api.applicationSigningDays,
+    });
+    if (!submitted.made) return unprocessable(reply, [submitted.problem]);
     const saved = (await findApplication(db, applicationId, 'caller')) as PlanApplicationRecord;
     return reply.code(201).header('location', `/PlanApplication/${applicationId}`).send(statusView(saved));
   });
@@ -139,12 +134,11 @@ export async function registerPlanApplicationRoutes(app: FastifyInstance, option
   });
 }
 
-const RECEIVED = (input: PlanApplicationInput) => ({ status: 'received' as const, by: `advisor:${input.advisorCode}`, reason: null });
-
 function statusView(application: PlanApplicationRecord) {
   return {
     applicationId: application.applicationId, productId: application.productId, employerOrganisationNumber: application.customerId,
-    status: application.status, submittedAt: application.submittedAt, agreementId: application.agreementId, insurances: application.insurances, history: application.history,
+    status: application.status, submittedAt: application.submittedAt, signCaseId: application.signing?.signCaseId ?? null, signBy: application.signing?.signBy ?? null,
+    agreementId: application.agreementId, insurances: application.insurances, history: application.history,
   };
 }
 

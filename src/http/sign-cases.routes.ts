@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AccessPurpose } from '../core/access.policy.ts';
+import { decideAccess, type AccessPurpose } from '../core/access.policy.ts';
+import { stockholmDate } from '../core/calendar-date.ts';
 import { isFullySigned } from '../core/company-signatories.rules.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import type { SignatoryRole } from '../core/withdrawal-request.rules.ts';
@@ -29,7 +30,10 @@ import { accessGate } from './customer-access.ts';
  *   `company-signatory`; Sign and Link name which of them (personalNumber), and the case
  *   completes once the required count of them, and the insured, have signed.
  * - The last signature of an approved request orders the withdrawal in the same
- *   transaction (withdrawal-order.ts).
+ *   transaction (withdrawal-order.ts); of an application, decides and issues it
+ *   (application-signed.ts).
+ * - An application's case is the customer's, and also the firm's that made the
+ *   application (which may hold no power of attorney on a new customer).
  */
 export interface SignCaseRouteOptions {
   readonly db: Database;
@@ -64,9 +68,18 @@ const signLink = {
 export async function registerSignCaseRoutes(app: FastifyInstance, options: SignCaseRouteOptions): Promise<void> {
   const { db, clock, signing } = options;
 
-  /** The case, when the caller may read it (GET) or act on it (Sign, Collect, Link); the same 404 as for no case otherwise. */
+  /**
+   * The case, when the caller may read it (GET) or act on it (Sign, Collect, Link): the
+   * customer's data, or an application's case as the firm that made the application; the
+   * same 404 as for no case otherwise.
+   */
   async function visibleCase(request: FastifyRequest, purpose: AccessPurpose): Promise<SignCaseRecord> {
-    const signCase = await findSignCase(db, (request.params as { id: string }).id, accessGate(callerOf(request), clock(), purpose));
+    const caller = callerOf(request);
+    const now = clock();
+    const signCase = await findSignCase(db, (request.params as { id: string }).id, {
+      customer: accessGate(caller, now, purpose),
+      applicationFirm: (firmOrganisationNumber) => decideAccess(caller, { kind: 'application', firmOrganisationNumber }, stockholmDate(now)).allowed,
+    });
     if (!signCase) throw notAvailable();
     return signCase;
   }

@@ -19,7 +19,7 @@ export async function createSigning(
   const bankid = config.bankid ? await createBankIdClientFromConfig(config.bankid) : undefined;
   app.addHook('onClose', async () => bankid?.close());
   const scheduler = deps.scheduler ?? { enqueue: async () => undefined, requeue: async () => undefined };
-  return signCaseSigning({ db: deps.db, clock: deps.clock, bankid, runDeps: runDepsFrom(config, scheduler, deps.log) });
+  return signCaseSigning({ db: deps.db, clock: deps.clock, bankid, runDeps: runDepsFrom(config, scheduler, deps.log), applications: { review: config.api.review } });
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Database, Sql } from './database.ts';
-import { stockholmDate } from '../core/calendar-date.ts';
+import { stockholmDate, type IsoDate } from '../core/calendar-date.ts';
 import type { ApplicationFacts, InsuranceApplicationInput } from '../core/insurance-application.rules.ts';
 import type { PlanApplicationFacts, PlanApplicationInput } from '../core/plan-application.rules.ts';
 import { issueInsurance } from './issue-application.repository.ts';
@@ -12,7 +12,12 @@ import { recordReviewNotices } from './application-notices.repository.ts';
  * ledger facts an application is checked against.
  */
 
-export type ApplicationStatus = 'received' | 'under-review' | 'approved' | 'rejected' | 'issued';
+/**
+ * `awaiting-signature` until its sign case is signed by all (then decided as below),
+ * `expired` when not signed by its last day; `under-review` until staff approve or
+ * reject; `approved` is followed at once by `issued`.
+ */
+export type ApplicationStatus = 'received' | 'awaiting-signature' | 'under-review' | 'approved' | 'rejected' | 'issued' | 'expired';
 
 export interface StatusChange {
   readonly status: ApplicationStatus;
@@ -40,16 +45,28 @@ export interface ApplicationSummary {
   readonly agreementId: string | null;
 }
 
+/** Who signs an application, and who has (its sign case); null for applications made before signing was asked for. */
+export interface ApplicationSigning {
+  readonly signCaseId: string;
+  /** The last day it may be signed (Stockholm). */
+  readonly signBy: string;
+  /** How many of the company signatories must sign; null when none sign. */
+  readonly companySignaturesRequired: number | null;
+  readonly signatories: readonly { readonly role: string; readonly personalNumber: string; readonly signedAt: string | null }[];
+}
+
 export interface InsuranceApplicationRecord extends ApplicationSummary {
   readonly kind: 'insurance';
   readonly body: InsuranceApplicationInput;
   readonly history: readonly StatusChange[];
+  readonly signing: ApplicationSigning | null;
 }
 
 export interface PlanApplicationRecord extends ApplicationSummary {
   readonly kind: 'plan';
   readonly body: PlanApplicationInput;
   readonly history: readonly StatusChange[];
+  readonly signing: ApplicationSigning | null;
   /** The employees' insurances once issued, in insurance-number order. */
   readonly insurances: readonly { readonly personalIdentityNumber: string; readonly insuranceId: string }[];
 }
@@ -101,37 +118,88 @@ export type NewApplication = AppliedFor & {
 };
 
 /**
- * Saves the application with its first statuses, in one transaction: nothing
- * half-saved. An application approved at once is issued in the same transaction; one
- * put under review gets its notices to the advisor and the customer recorded in it.
+ * Saves a submitted application, in the caller's transaction (the one that makes its
+ * sign case): `received`, then `awaiting-signature` with its sign case and last day to
+ * sign. Nothing is decided or issued until every signatory has signed.
  */
+export async function insertApplication(tx: Sql, application: NewApplication & { readonly signCaseId: string; readonly signBy: IsoDate }): Promise<void> {
+  await tx.query(
+    `INSERT INTO applications (application_id, kind, firm_organisation_number, advisor_code, customer_id, product_code, body, status, submitted_at, sign_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'received', $8, $9)`,
+    [application.applicationId, application.kind, application.firmOrganisationNumber, application.advisorCode, application.customerId, application.productId,
+      JSON.stringify(application.body), application.submittedAt.toISOString(), application.signBy],
+  );
+  await recordStatus(tx, application.applicationId, { status: 'received', by: `advisor:${application.advisorCode}`, reason: null }, application.submittedAt);
+  await recordStatus(tx, application.applicationId, {
+    status: 'awaiting-signature', by: 'gateway', reason: `sign case ${application.signCaseId}, to be signed by ${application.signBy}`,
+  }, application.submittedAt);
+}
+
+/** An application whose signatures are being counted, as it was submitted. */
+export type SignedApplication = AppliedFor & {
+  readonly applicationId: string;
+  readonly firmOrganisationNumber: string;
+  readonly advisorCode: string;
+  readonly customerId: string;
+  readonly submittedAt: Date;
+  readonly signBy: IsoDate;
+};
+
 /**
- * Saves a new application with its first statuses, issuing it at once when the last is
- * `approved`. `statuses` is a list, or a function deciding it inside the transaction
- * (given its handle) — where the decision reads what a concurrent application could change.
+ * The application, locked to the end of the caller's transaction, while it awaits its
+ * signatures; undefined once it has moved on (decided, or expired). Whoever holds the
+ * lock decides it: the last signature, or the expiry — never both.
  */
-export async function insertApplication(
-  db: Database, application: NewApplication,
-  statuses: readonly Omit<StatusChange, 'at'>[] | ((tx: Sql) => Promise<readonly Omit<StatusChange, 'at'>[]>), day: string,
-): Promise<void> {
-  await db.transaction(async (tx) => {
-    const decided = typeof statuses === 'function' ? await statuses(tx) : statuses;
-    await tx.query(
-      `INSERT INTO applications (application_id, kind, firm_organisation_number, advisor_code, customer_id, product_code, body, status, submitted_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'received', $8)`,
-      [application.applicationId, application.kind, application.firmOrganisationNumber, application.advisorCode, application.customerId, application.productId,
-        JSON.stringify(application.body), application.submittedAt.toISOString()],
-    );
-    for (const change of decided) await recordStatus(tx, application.applicationId, change, application.submittedAt);
-    if (decided.some((change) => change.status === 'under-review')) await recordReviewNotices(tx, application, application.submittedAt);
-    if (decided.at(-1)?.status === 'approved') await issue(tx, application.applicationId, application, application.submittedAt, application.submittedAt, day);
-  });
+export async function lockApplicationAwaitingSignature(tx: Sql, applicationId: string): Promise<SignedApplication | undefined> {
+  const { rows } = await tx.query<{ kind: AppliedFor['kind']; body: AppliedFor['body'] | string; submittedAt: Date | string; firmOrganisationNumber: string; advisorCode: string; customerId: string; signBy: string }>(
+    `SELECT kind, body, submitted_at AS "submittedAt", firm_organisation_number AS "firmOrganisationNumber", advisor_code AS "advisorCode",
+            customer_id AS "customerId", sign_by::text AS "signBy"
+       FROM applications WHERE application_id = $1 AND status = 'awaiting-signature' FOR UPDATE`,
+    [applicationId],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const appliedFor = { kind: row.kind, body: typeof row.body === 'string' ? JSON.parse(row.body) as unknown : row.body } as AppliedFor;
+  return { ...appliedFor, applicationId, firmOrganisationNumber: row.firmOrganisationNumber, advisorCode: row.advisorCode, customerId: row.customerId, submittedAt: new Date(row.submittedAt), signBy: row.signBy };
+}
+
+/**
+ * Records what a signed application became, in the caller's transaction: the statuses
+ * (`approved`, or `under-review` with its reasons), the review notices, and the issue
+ * when the last is `approved`.
+ */
+export async function recordSignedDecision(tx: Sql, application: SignedApplication, statuses: readonly Omit<StatusChange, 'at'>[], at: Date, day: string): Promise<void> {
+  for (const change of statuses) await recordStatus(tx, application.applicationId, change, at);
+  if (statuses.some((change) => change.status === 'under-review')) await recordReviewNotices(tx, application, at);
+  if (statuses.at(-1)?.status === 'approved') await issue(tx, application.applicationId, application, application.submittedAt, at, day);
+}
+
+/**
+ * The applications still awaiting signature whose last day to sign is before `today`
+ * (only `applicationId`, when given), made `expired` in the caller's transaction, with
+ * their last days to sign. An application whose last signature holds its lock is waited
+ * for, and then is no longer awaiting signature.
+ */
+export async function expireUnsignedApplications(tx: Sql, today: IsoDate, at: Date, applicationId?: string): Promise<{ applicationId: string; signBy: IsoDate }[]> {
+  const { rows } = await tx.query<{ applicationId: string; signBy: string }>(
+    `WITH expired AS (
+       UPDATE applications SET status = 'expired'
+        WHERE status = 'awaiting-signature' AND sign_by < $1::date AND ($3::text IS NULL OR application_id = $3)
+       RETURNING application_id, sign_by
+     ), recorded AS (
+       INSERT INTO application_status_changes (application_id, status, changed_at, changed_by, reason)
+       SELECT application_id, 'expired', $2::timestamptz, 'gateway', 'not signed by ' || sign_by::text FROM expired
+     )
+     SELECT application_id AS "applicationId", sign_by::text AS "signBy" FROM expired`,
+    [today, at.toISOString(), applicationId ?? null],
+  );
+  return rows.sort((a, b) => a.applicationId.localeCompare(b.applicationId));
 }
 
 /**
  * The employer's agreements, read under a lock on the employer held to the end of the
- * transaction: two plans of one employer submitted at once are decided one after the
- * other, so the second sees the agreement the first issued.
+ * transaction: two plans of one employer whose last signatures come at once are decided
+ * one after the other, so the second sees the agreement the first issued.
  */
 export async function lockEmployerAgreements(tx: Sql, employerOrganisationNumber: string): Promise<string[]> {
   await tx.query("SELECT pg_advisory_xact_lock(hashtext('employer:' || $1::text))", [employerOrganisationNumber]);
@@ -212,6 +280,16 @@ async function recordStatus(tx: Sql, applicationId: string, change: Omit<StatusC
   );
 }
 
+/**
+ * The application's sign case, its last day to sign and its signatories in the order
+ * GET /SignCase/{id} gives them, as one JSON column (null before signing was asked for).
+ */
+const SIGNING = `(SELECT json_build_object('signCaseId', s.sign_case_id, 'signBy', a.sign_by::text, 'companySignaturesRequired', s.company_signatures_required,
+                   'signatories', (SELECT json_agg(json_build_object('role', g.role, 'personalNumber', g.personal_number, 'signedAt', ${ISO_UTC('g.signed_at')})
+                                                   ORDER BY CASE g.role WHEN 'policyholder' THEN 0 WHEN 'company-signatory' THEN 1 ELSE 2 END, g.personal_number)
+                                     FROM sign_case_signatories g WHERE g.sign_case_id = s.sign_case_id))
+            FROM sign_cases s WHERE s.subject_kind = 'application' AND s.subject_id = a.application_id) AS signing`;
+
 type Insured = PlanApplicationRecord['insurances'][number];
 
 /**
@@ -219,8 +297,10 @@ type Insured = PlanApplicationRecord['insurances'][number];
  * one round trip (the advisors' most frequent read).
  */
 export async function findApplication(db: Sql, applicationId: string, audience: ReasonAudience = 'staff'): Promise<ApplicationRecord | undefined> {
-  const { rows } = await db.query<ApplicationSummary & { submittedAt: Date | string; body: unknown; history: StatusChange[] | string | null; insurances: Insured[] | string | null }>(
-    `SELECT ${SUMMARY_COLUMNS}, a.body,
+  const { rows } = await db.query<ApplicationSummary & {
+    submittedAt: Date | string; body: unknown; history: StatusChange[] | string | null; insurances: Insured[] | string | null; signing: ApplicationSigning | string | null;
+  }>(
+    `SELECT ${SUMMARY_COLUMNS}, a.body, ${SIGNING},
             (SELECT json_agg(json_build_object('status', c.status, 'at', ${ISO_UTC('c.changed_at')}, 'by', c.changed_by, 'reason', ${reasonFor(audience)}) ORDER BY c.id)
                FROM application_status_changes c WHERE c.application_id = a.application_id) AS history,
             (SELECT json_agg(json_build_object('personalIdentityNumber', i.insured_pin, 'insuranceId', i.insurance_number) ORDER BY i.insurance_number)
@@ -230,20 +310,26 @@ export async function findApplication(db: Sql, applicationId: string, audience: 
   );
   const row = rows[0];
   if (!row) return undefined;
-  const { body, history, insurances, ...summary } = row;
-  const common = { ...summary, submittedAt: iso(row.submittedAt), history: parsed(history) ?? [] };
+  const { body, history, insurances, signing, ...summary } = row;
+  const common = { ...summary, submittedAt: iso(row.submittedAt), history: parsed(history) ?? [], signing: parsed(signing) };
   return row.kind === 'plan'
     ? { ...common, kind: 'plan', body: parsed(body) as PlanApplicationInput, insurances: parsed(insurances) ?? [] }
     : { ...common, kind: 'insurance', body: parsed(body) as InsuranceApplicationInput };
 }
 
 /** What an application's status answer shows, and whose it is to see. */
-export type ApplicationStatusRecord = Pick<ApplicationRecord, 'applicationId' | 'kind' | 'firmOrganisationNumber' | 'productId' | 'customerId' | 'status' | 'submittedAt' | 'insuranceId' | 'history'>;
+export type ApplicationStatusRecord = Pick<ApplicationRecord, 'applicationId' | 'kind' | 'firmOrganisationNumber' | 'productId' | 'customerId' | 'status' | 'submittedAt' | 'insuranceId' | 'history'> & {
+  /** Its sign case (GET /SignCase/{id}); null for applications made before signing was asked for. */
+  readonly signCaseId: string | null;
+  /** The last day it may be signed. */
+  readonly signBy: string | null;
+};
 
 /**
  * The status of an application and its history, for GET /InsuranceApplication/{id}: the
- * REST API's most frequent read, so it reads the applications row by its key and the
- * history by its index, and nothing else (no body, no product name), in one round trip.
+ * REST API's most frequent read, so it reads the applications row by its key, the
+ * history and the sign case by their indexes, and nothing else (no body, no product
+ * name), in one round trip.
  * PostgreSQL gives it as one JSON value: the driver then parses one column, not nine.
  */
 export async function findApplicationStatus(db: Sql, applicationId: string, audience: ReasonAudience = 'staff'): Promise<ApplicationStatusRecord | undefined> {
@@ -251,6 +337,7 @@ export async function findApplicationStatus(db: Sql, applicationId: string, audi
     `SELECT json_build_object(
               'applicationId', a.application_id, 'kind', a.kind, 'firmOrganisationNumber', a.firm_organisation_number, 'productId', a.product_code,
               'customerId', a.customer_id, 'status', a.status, 'submittedAt', ${ISO_UTC('a.submitted_at')}, 'insuranceId', a.insurance_number,
+              'signCaseId', (SELECT s.sign_case_id FROM sign_cases s WHERE s.subject_kind = 'application' AND s.subject_id = a.application_id), 'signBy', a.sign_by::text,
               'history', coalesce((SELECT json_agg(json_build_object('status', c.status, 'at', ${ISO_UTC('c.changed_at')}, 'by', c.changed_by, 'reason', ${reasonFor(audience)}) ORDER BY c.id)
                                      FROM application_status_changes c WHERE c.application_id = a.application_id), '[]')) AS application
        FROM applications a WHERE a.application_id = $1`,

@@ -37,6 +37,7 @@ import * as heldYieldTaxes from './migrations/0035-held-yield-taxes.ts';
 import * as paymentOrders from './migrations/0037-payment-orders.ts';
 import * as ssekMessagesByTxId from './migrations/0038-ssek-messages-by-tx-id.ts';
 import * as signLinks from './migrations/0039-sign-links.ts';
+import * as applicationSigning from './migrations/0041-application-signing.ts';
 
 export interface Migration {
   readonly version: number;
@@ -84,6 +85,7 @@ export const MIGRATIONS: readonly Migration[] = [
   paymentOrders,
   ssekMessagesByTxId,
   signLinks,
+  applicationSigning,
 ];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */

@@ -11,15 +11,16 @@ import type { SignatoryRole } from '../core/withdrawal-request.rules.ts';
  * A signatory counts as signed once an order completed by that very person (the
  * personnummer of the completion data) is recorded as theirs. A case is made in the
  * transaction that makes its subject, and closed (nobody signs it any more) in the one
- * that rejects or ends it.
+ * that rejects or ends it. An application's case is reached by the firm that made the
+ * application as well as by those who reach its customer.
  */
 
-/** What a sign case is for: a withdrawal request, or the insured's payout request (migration 0034). */
-export type SignCaseSubjectKind = 'withdrawal' | 'payout';
+/** What a sign case is for: a withdrawal request, the insured's payout request (migration 0034), or an application (migration 0041). */
+export type SignCaseSubjectKind = 'withdrawal' | 'payout' | 'application';
 
 export interface SignCaseSubject {
   readonly kind: SignCaseSubjectKind;
-  /** The request's own id (a withdrawal request's `WR-…`, a payout request's `PR-…`). */
+  /** The request's own id (a withdrawal request's `WR-…`, a payout request's `PR-…`, an application's `IA-…` or `PA-…`). */
   readonly id: string;
 }
 export interface SignCaseSignatory {
@@ -100,24 +101,49 @@ interface SignCaseRow extends Omit<SignCaseRecord, 'signatories' | 'subject'> {
 }
 
 /**
+ * The caller's access to a sign case, asked in the same statement that finds it: to the
+ * customer's data (`customer`: a power of attorney, or the custodian the case names), or,
+ * for an application's case, as the firm that made the application (`applicationFirm`).
+ */
+export interface SignCaseAccess {
+  readonly customer: AccessGate;
+  readonly applicationFirm: (firmOrganisationNumber: string) => boolean;
+}
+
+/**
  * A sign case with its signatories; undefined when there is none, or when `mayReach`
  * (the caller's access, asked in the same statement that finds the case) says no.
  */
-export async function findSignCase(sql: Sql, signCaseId: string, mayReach?: AccessGate): Promise<SignCaseRecord | undefined> {
-  const { rows } = await sql.query<SignCaseRow & Partial<CustomerAccessRow>>(
+export async function findSignCase(sql: Sql, signCaseId: string, mayReach?: SignCaseAccess): Promise<SignCaseRecord | undefined> {
+  const { rows } = await sql.query<SignCaseRow & Partial<CustomerAccessRow> & { applicationFirm?: string | null }>(
     `SELECT c.sign_case_id AS "signCaseId", c.subject_kind AS "subjectKind", c.subject_id AS "subjectId", c.visible_text AS "visibleText",
             c.customer_id AS "customerId", c.custodian_id AS "custodianId", c.closed_reason AS "closedReason",
-            c.company_signatures_required AS "companySignaturesRequired"${mayReach ? `, ${customerAccessColumns('c.customer_id')}` : ''}
+            c.company_signatures_required AS "companySignaturesRequired"${mayReach ? `, ${customerAccessColumns('c.customer_id')},
+            (SELECT a.firm_organisation_number FROM applications a WHERE c.subject_kind = 'application' AND a.application_id = c.subject_id) AS "applicationFirm"` : ''}
        FROM sign_cases c WHERE c.sign_case_id = $1`, [signCaseId],
   );
   const row = rows[0];
-  if (!row || (mayReach && !mayReach(accessFactsOf(row as CustomerAccessRow), row.custodianId ?? undefined))) return undefined;
-  const { subjectKind, subjectId, ...found } = withoutAccessColumns(row);
+  if (!row || (mayReach && !reaches(mayReach, row))) return undefined;
+  const { subjectKind, subjectId, applicationFirm: _firm, ...found } = withoutAccessColumns(row);
+  void _firm;
   const signatories = await sql.query<{ role: SignatoryRole; personalNumber: string; signedAt: Date | string | null }>(
     `SELECT role, personal_number AS "personalNumber", signed_at AS "signedAt" FROM sign_case_signatories
       WHERE sign_case_id = $1 ORDER BY CASE role WHEN 'policyholder' THEN 0 WHEN 'company-signatory' THEN 1 ELSE 2 END, personal_number`, [signCaseId],
   );
   return { ...found, subject: { kind: subjectKind, id: subjectId }, signatories: signatories.rows.map((s) => ({ ...s, signedAt: s.signedAt instanceof Date ? s.signedAt.toISOString() : s.signedAt })) };
+}
+
+function reaches(access: SignCaseAccess, row: SignCaseRow & Partial<CustomerAccessRow> & { applicationFirm?: string | null }): boolean {
+  if (row.applicationFirm && access.applicationFirm(row.applicationFirm)) return true;
+  return access.customer(accessFactsOf(row as CustomerAccessRow), row.custodianId ?? undefined);
+}
+
+/** The sign case of a subject (a request, an application), when it has one. */
+export async function findSignCaseOf(sql: Sql, subject: SignCaseSubject): Promise<SignCaseRecord | undefined> {
+  const { rows } = await sql.query<{ signCaseId: string }>(
+    'SELECT sign_case_id AS "signCaseId" FROM sign_cases WHERE subject_kind = $1 AND subject_id = $2', [subject.kind, subject.id],
+  );
+  return rows[0] && findSignCase(sql, rows[0].signCaseId);
 }
 
 const ORDER = `order_ref AS "orderRef", role, personal_number AS "personalNumber", started_at AS "startedAt", auto_start_token AS "autoStartToken", qr_start_token AS "qrStartToken",

@@ -4,6 +4,7 @@ import { debitRunJob, type RunDeps } from './debit-run.ts';
 import { payoutRunJob } from './payout-run.ts';
 import { payoutNoticeJob } from './payout-notices.job.ts';
 import { applicationNoticeJob } from './application-notices.job.ts';
+import { applicationExpiryJob } from './application-expiry.job.ts';
 import { payoutStartJob } from './payout-start.job.ts';
 import { withdrawalAccountValidationJob } from './withdrawal-account-validation.job.ts';
 import type { AccountOwnershipCheck } from './account-ownership.ts';
@@ -27,6 +28,7 @@ export function calendarJobs(deps: CalendarJobDeps): CalendarJob[] {
   return [
     reportDeadlineJob(deps),
     applicationNoticeJob({ mailSender: deps.mailSender, log: deps.log }),
+    applicationExpiryJob({ log: deps.log }),
     ...(deps.runs ? [debitRunJob(deps.runs), payoutRunJob(deps.runs), payoutNoticeJob(payoutNotices)] : []),
     ...(deps.runs ? [payoutStartJob({ log: deps.log })] : []),
     ...(deps.accountOwnership ? [withdrawalAccountValidationJob({ ownership: deps.accountOwnership, log: deps.log })] : []),

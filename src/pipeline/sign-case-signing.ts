@@ -12,6 +12,7 @@ import {
   insertSignOrder, markSignatorySigned, pendingSignOrder, recordOrderOutcome,
   type SignCaseRecord, type SignCaseSignatory, type SignOrderRecord,
 } from '../ledger/sign-cases.repository.ts';
+import type { ApplicationDecisionRules } from './application-signed.ts';
 import { handOverRunDocuments, type RunDeps } from './debit-run.ts';
 import { signedRequestHandlers } from './signed-requests.ts';
 
@@ -38,6 +39,8 @@ export interface SignCaseSigningDeps {
   /** BankID's relying-party adapter; without it starting and collecting answer SIGNING_UNAVAILABLE. */
   readonly bankid: BankIdClient | undefined;
   readonly runDeps: RunDeps;
+  /** How a signed application is decided (`api.review`). */
+  readonly applications: ApplicationDecisionRules;
 }
 
 export type SigningOutcome =
@@ -62,7 +65,7 @@ export interface SignCaseSigning {
 
 export function signCaseSigning(deps: SignCaseSigningDeps): SignCaseSigning {
   const { db, clock } = deps;
-  const signedRequests = signedRequestHandlers(deps.runDeps);
+  const signedRequests = signedRequestHandlers(deps.runDeps, deps.applications);
   function bankid(): BankIdClient {
     if (!deps.bankid) throw new GatewayError('SIGNING_UNAVAILABLE', 'BankID is not configured on this gateway.');
     return deps.bankid;

@@ -2,6 +2,7 @@ import type { SignatoryRole } from '../core/withdrawal-request.rules.ts';
 import type { Sql } from '../ledger/database.ts';
 import type { SignCaseSubjectKind } from '../ledger/sign-cases.repository.ts';
 import { addWithdrawalEvent } from '../ledger/withdrawal-requests.repository.ts';
+import { applicationSignedHandler, type ApplicationDecisionRules } from './application-signed.ts';
 import type { RunDeps } from './debit-run.ts';
 import { payoutRequestSigned } from './payout-request.ts';
 import { orderWithdrawalIfReady } from './withdrawal-order.ts';
@@ -20,7 +21,7 @@ export interface CountedSignature {
 
 export type SignedRequestHandler = (tx: Sql, requestId: string, signature: CountedSignature, now: Date) => Promise<string[]>;
 
-export function signedRequestHandlers(deps: RunDeps): Readonly<Record<SignCaseSubjectKind, SignedRequestHandler>> {
+export function signedRequestHandlers(deps: RunDeps, applications: ApplicationDecisionRules): Readonly<Record<SignCaseSubjectKind, SignedRequestHandler>> {
   return {
     /** A withdrawal goes to the custodian once signed by all and approved by the insurer. */
     withdrawal: async (tx, requestId, signature, now) => {
@@ -29,5 +30,7 @@ export function signedRequestHandlers(deps: RunDeps): Readonly<Record<SignCaseSu
     },
     /** A payout request registers the payout once signed by all (payout-request.ts); it sends no document itself. */
     payout: payoutRequestSigned,
+    /** An application is decided — issued, or put under review — once signed by all (application-signed.ts); it sends no document itself. */
+    application: applicationSignedHandler(applications),
   };
 }
