@@ -37,7 +37,9 @@ import * as heldYieldTaxes from './migrations/0035-held-yield-taxes.ts';
 import * as paymentOrders from './migrations/0037-payment-orders.ts';
 import * as ssekMessagesByTxId from './migrations/0038-ssek-messages-by-tx-id.ts';
 import * as signLinks from './migrations/0039-sign-links.ts';
+import * as mailMessagesByExternalId from './migrations/0040-mail-messages-by-external-id.ts';
 import * as applicationSigning from './migrations/0041-application-signing.ts';
+import * as custodiansFirstSeen from './migrations/0042-custodians-first-seen.ts';
 
 export interface Migration {
   readonly version: number;
@@ -85,7 +87,9 @@ export const MIGRATIONS: readonly Migration[] = [
   paymentOrders,
   ssekMessagesByTxId,
   signLinks,
+  mailMessagesByExternalId,
   applicationSigning,
+  custodiansFirstSeen,
 ];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */
