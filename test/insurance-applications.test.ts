@@ -1,8 +1,9 @@
 /**
  * Individual insurance applications through the REST API on a real gateway
- * (PostgreSQL, the demo ledger): every problem at once, nothing half-saved, the
- * review rules, status history, the PDF receipt read back with pdftotext, and the
- * access rules (the submitting firm only; a customer's list needs a power of attorney).
+ * (PostgreSQL, the demo ledger, BankID on the local BankID server): every problem at
+ * once, nothing half-saved, signed by the policyholder before the review rules decide,
+ * status history, the PDF receipt read back with pdftotext, and the access rules (the
+ * submitting firm only; a customer's list needs a power of attorney).
  */
 import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
@@ -13,6 +14,8 @@ import { join } from 'node:path';
 import type { InjectOptions } from 'fastify';
 import { startTestGateway, type TestGateway } from './support/harness.ts';
 import { hashSecret } from '../src/config/secret-hash.ts';
+import { signCase, submitSigned } from './support/application-signing.ts';
+import { startTestBankId, type TestBankId } from './support/bankid.ts';
 
 const ANNA = '197001011233';
 const application = {
@@ -23,25 +26,33 @@ const application = {
 
 describe('insurance applications', () => {
   let gateway: TestGateway;
+  let testBankId: TestBankId;
   const tokens = new Map<string, string>();
   const now = new Date('2026-11-25T09:30:00Z');
 
   beforeAll(async () => {
+    testBankId = await startTestBankId();
     const clients = [
       { id: 'firm', kind: 'advisor-firm', organisationNumber: '5565555553', secretHash: await hashSecret('firm-secret') },
       { id: 'other-firm', kind: 'advisor-firm', organisationNumber: '5567777775', secretHash: await hashSecret('other-secret') },
       { id: 'custodian', kind: 'custodian', counterpartyId: 'demo-custodian', secretHash: await hashSecret('custodian-secret') },
     ];
-    gateway = await startTestGateway({ roles: ['api'], clock: () => now, settings: { api: { tokenRequestsPerMinute: 1000, clients } } });
+    gateway = await startTestGateway({ roles: ['api'], clock: () => now, settings: { api: { tokenRequestsPerMinute: 1000, clients }, bankid: await testBankId.settings() } });
     for (const [id, secret] of [['firm', 'firm-secret'], ['other-firm', 'other-secret'], ['custodian', 'custodian-secret']]) {
       const answer = await gateway.http!.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `grant_type=client_credentials&client_id=${id}&client_secret=${secret}` });
       tokens.set(id!, (answer.json() as { access_token: string }).access_token);
     }
   });
-  afterAll(() => gateway.destroy());
+  afterAll(async () => {
+    await gateway.destroy();
+    await testBankId.close();
+  });
 
   const as = (client: string, options: InjectOptions) => gateway.http!.inject({ ...options, headers: { ...options.headers, authorization: `Bearer ${tokens.get(client)}` } });
   const submit = (body: object, client = 'firm') => as(client, { method: 'POST', url: '/InsuranceApplication', payload: body });
+  /** Submitted and signed by Anna (policyholder and insured); its status then. */
+  const submitSignedByAnna = (body: object) => submitSigned<{ applicationId: string; status: string; signCaseId: string; insuranceId: string | null; history: { status: string; by: string; reason: string | null }[] }>(
+    (options) => as('firm', options), testBankId.server, '/InsuranceApplication', body);
   const staff = (method: 'GET' | 'POST', url: string, payload?: object) =>
     gateway.http!.inject({ method, url, headers: { authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` }, ...(payload ? { payload } : {}) });
   /** The insurance an application was issued as, in the ledger: account at the custodian, premium, charges, distribution plan. */
@@ -96,32 +107,32 @@ describe('insurance applications', () => {
     assert.equal(await savedCount(), 0);
   });
 
-  test('submitted: received then approved at once, with its history, a Location and a PDF receipt', async () => {
+  test('submitted: received and awaiting signature, then signed, approved and issued, with its history, a Location and a PDF receipt', async () => {
     const answer = await submit(application);
     assert.equal(answer.statusCode, 201, answer.body);
-    const saved = answer.json() as { applicationId: string; status: string; insuranceId: string; history: { status: string; by: string }[]; submittedAt: string };
-    assert.match(saved.applicationId, /^IA-[0-9A-Z]{26}$/);
-    assert.equal(answer.headers.location, `/InsuranceApplication/${saved.applicationId}`);
-    assert.equal(saved.status, 'issued');
-    assert.deepEqual(saved.history.map((h) => [h.status, h.by]), [['received', 'advisor:ADV-001'], ['approved', 'gateway'], ['issued', 'gateway']]);
-    await assertIssued(saved.applicationId, { monthly: '1000.00' });
-    assert.equal(saved.submittedAt, now.toISOString());
+    const submitted = answer.json() as { applicationId: string; status: string; signCaseId: string; signBy: string; insuranceId: string | null; submittedAt: string };
+    assert.match(submitted.applicationId, /^IA-[0-9A-Z]{26}$/);
+    assert.equal(answer.headers.location, `/InsuranceApplication/${submitted.applicationId}`);
+    assert.deepEqual([submitted.status, submitted.insuranceId, submitted.signBy], ['awaiting-signature', null, '2026-12-25']);
+    assert.equal(submitted.submittedAt, now.toISOString());
+    assert.equal((await signCase((options) => as('firm', options), testBankId.server, submitted.signCaseId)).complete, true);
 
-    const read = await as('firm', { url: `/InsuranceApplication/${saved.applicationId}` });
-    assert.deepEqual(read.json(), saved);
+    const read = await as('firm', { url: `/InsuranceApplication/${submitted.applicationId}` });
+    const saved = read.json() as { applicationId: string; status: string; insuranceId: string; history: { status: string; by: string }[] };
+    assert.equal(saved.status, 'issued');
+    assert.deepEqual(saved.history.map((h) => [h.status, h.by]), [['received', 'advisor:ADV-001'], ['awaiting-signature', 'gateway'], ['approved', 'gateway'], ['issued', 'gateway']]);
+    await assertIssued(saved.applicationId, { monthly: '1000.00' });
 
     const receipt = await as('firm', { url: `/InsuranceApplication/${saved.applicationId}/Receipt` });
     assert.equal(receipt.headers['content-type'], 'application/pdf');
     const text = pdfText(receipt.rawPayload);
-    for (const expected of [saved.applicationId, 'Kapitalförsäkring Depå (KF-DEPA)', `Policyholder: ${ANNA}`, 'single 50000.00 SEK, monthly 1000 SEK', 'SE000DEPA010: 60 %', 'SE000DEPA044: 40 %', now.toISOString(), 'Repayment protection: yes']) {
+    for (const expected of [saved.applicationId, 'Kapitalförsäkring Depå (KF-DEPA)', `Policyholder: ${ANNA}`, 'single 50000.00 SEK, monthly 1000 SEK', 'SE000DEPA010: 60 %', 'SE000DEPA044: 40 %', now.toISOString(), 'Repayment protection: yes', `policyholder ${ANNA}: signed ${now.toISOString()}`]) {
       assert.ok(text.includes(expected), `receipt holds "${expected}":\n${text}`);
     }
   });
 
-  test('a single premium above the review limit goes to manual review, saying why', async () => {
-    const answer = await submit({ ...application, premium: { single: '2000000.00' } });
-    assert.equal(answer.statusCode, 201);
-    const saved = answer.json() as { applicationId: string; status: string; insuranceId: string | null; history: { status: string; reason: string | null }[] };
+  test('a single premium above the review limit goes to manual review once signed, saying why', async () => {
+    const saved = await submitSignedByAnna({ ...application, premium: { single: '2000000.00' } });
     assert.equal(saved.status, 'under-review');
     assert.deepEqual(saved.history.at(-1), { status: 'under-review', at: now.toISOString(), by: 'gateway', reason: 'single premium above 1000000 SEK' });
     assert.equal(saved.insuranceId, null, 'nothing issued before a person decides');
@@ -136,14 +147,14 @@ describe('insurance applications', () => {
     await assertIssued(saved.applicationId, { monthly: null });
     assert.equal((await staff('POST', `/api/applications/${saved.applicationId}/reject`, { reason: 'too late' })).statusCode, 404, 'decided already');
 
-    const other = (await submit({ ...application, premium: { single: '3000000.00' } })).json() as { applicationId: string };
+    const other = await submitSignedByAnna({ ...application, premium: { single: '3000000.00' } });
     const rejected = await staff('POST', `/api/applications/${other.applicationId}/reject`, { reason: 'no source of funds' });
     assert.deepEqual(rejected.json(), { applicationId: other.applicationId, status: 'rejected' });
     assert.equal(((await as('firm', { url: `/InsuranceApplication/${other.applicationId}` })).json() as { insuranceId: null }).insuranceId, null);
   });
 
   test('an application is its firm\'s only, and a customer\'s list needs a power of attorney', async () => {
-    const mine = (await submit(application)).json() as { applicationId: string };
+    const mine = await submitSignedByAnna(application);
     const unknown = await as('firm', { url: '/InsuranceApplication/IA-01JZZZZZZZZZZZZZZZZZZZZZZZ' });
     assert.equal(unknown.statusCode, 404);
     for (const client of ['other-firm', 'custodian']) {

@@ -8,7 +8,7 @@ import type { Database } from '../ledger/database.ts';
 import {
   findApplication, findApplicationStatus, listCustomerApplications, loadApplicationFacts, type ApplicationStatusRecord, type ReasonAudience,
 } from '../ledger/applications.repository.ts';
-import { applicationSigningOf, submitApplication } from '../pipeline/application-submission.ts';
+import { applicationSigningOf, submitApplication, withSigningProblem } from '../pipeline/application-submission.ts';
 import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
 import { renderApplicationReceipt } from '../documents/application-receipt.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
@@ -57,7 +57,7 @@ export async function registerInsuranceApplicationRoutes(app: FastifyInstance, o
       loadApplicationFacts(db, input, caller.organisationNumber, custodianIds),
       applicationSigningOf(db, { kind: 'insurance', body: input }, stockholmDate(clock())),
     ]);
-    return { caller, input, problems: [...checkInsuranceApplication(input, facts), ...('problem' in signing ? [signing.problem] : [])] };
+    return { caller, input, problems: withSigningProblem(checkInsuranceApplication(input, facts), signing) };
   }
 
   app.post('/InsuranceApplication/validation', {

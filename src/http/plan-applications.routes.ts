@@ -7,7 +7,7 @@ import type { ApplicationProblem } from '../core/insurance-application.rules.ts'
 import { checkPlanApplication, planPremiums, planReviewReasons, reviewReasonsShown, type PlanApplicationInput } from '../core/plan-application.rules.ts';
 import type { Database } from '../ledger/database.ts';
 import { findApplication, findEmployerAgreements, loadPlanApplicationFacts, type PlanApplicationRecord } from '../ledger/applications.repository.ts';
-import { applicationSigningOf, submitApplication } from '../pipeline/application-submission.ts';
+import { applicationSigningOf, submitApplication, withSigningProblem } from '../pipeline/application-submission.ts';
 import { renderPlanApplicationReceipt } from '../documents/plan-application-receipt.ts';
 import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
@@ -67,7 +67,7 @@ export async function registerPlanApplicationRoutes(app: FastifyInstance, option
       customerAccessFacts(db, input.employer.organisationNumber),
       applicationSigningOf(db, { kind: 'plan', body: input }, today),
     ]);
-    const problems = [...checkPlanApplication(input, facts, today), ...('problem' in signing ? [signing.problem] : [])];
+    const problems = withSigningProblem(checkPlanApplication(input, facts, today), signing);
     const firmMaySeeEmployer = accessGate(caller, now, 'read')(employerAccess);
     const shown = problems.length > 0 ? [] : reviewReasonsShown(planReviewReasons(input, config.api.review, agreements), firmMaySeeEmployer);
     return { caller, input, problems, shown };

@@ -74,6 +74,16 @@ export async function applicationSigningOf(sql: Sql, appliedFor: AppliedFor, tod
   }
 }
 
+/**
+ * The problems of a check with the signing's, when it has one and the value it is about
+ * has no problem already (an organisation number that is not one has no signatories
+ * either: saying so would add nothing).
+ */
+export function withSigningProblem<Problem extends ApplicationProblem>(problems: readonly Problem[], signing: ApplicationSigning): (Problem | ApplicationProblem)[] {
+  if (!('problem' in signing) || problems.some((problem) => problem.path === signing.problem.path)) return [...problems];
+  return [...problems, signing.problem];
+}
+
 async function companySigning(
   sql: Sql, path: string, organisation: { organisationNumber: string; insured?: string; signsFor?: 'employer' }, today: IsoDate,
 ): Promise<ApplicationSigning> {
