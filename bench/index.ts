@@ -10,6 +10,8 @@
  *   xml-readers        the XML gate (saxes) against fast-xml-parser doing its job, per ~2 KB document and on hostile input
  *   search             the staff console's search by personnummer and agreement, and its overview, on 1,000,000 messages (issue 17)
  *   ssek-signatures    an SSEK request's WS-Security check: CPU per step, and the event loop with 20 checked at once here or on its thread (issue 28)
+ *   log-masking        what masking personal numbers, tokens and accounts costs a log line (issue 27)
+ *   transaction-guard  a handler-shaped transaction with and without the transaction guard, on both databases (issue 27)
  */
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -24,6 +26,8 @@ const BENCHMARKS: Record<string, string> = {
   rest: 'rest.ts',
   search: 'search.ts',
   'ssek-signatures': 'ssek-signatures.ts',
+  'log-masking': 'log-masking.ts',
+  'transaction-guard': 'transaction-guard.ts',
 };
 
 const wanted = process.argv.slice(2);
