@@ -47,6 +47,7 @@ import { createSsekPushChannel } from './channels/ssek/ssek-push.channel.ts';
 import { CalendarScheduler } from './pipeline/calendar.scheduler.ts';
 import { calendarJobs } from './pipeline/calendar-jobs.ts';
 import { expectedCustodians } from './pipeline/report-deadlines.job.ts';
+import { recordCustodiansFirstSeen } from './ledger/custodians-first-seen.repository.ts';
 import { runDepsFrom } from './pipeline/debit-run.ts';
 import { accountOwnershipFrom } from './pipeline/account-ownership.ts';
 import { RecordedChannelHealth, observingFailures } from './channels/channel-health.ts';
@@ -202,6 +203,8 @@ export async function openGateway(configured: Readonly<GatewayConfig>, options: 
       closers.push(() => stopSweeper());
     }
     if (redis && options.roles.includes('worker')) {
+      // Reports are expected of a custodian from when a worker first ran with it configured.
+      await recordCustodiansFirstSeen(db, config.counterparties.filter((c) => c.role === 'custodian').map((c) => c.id), deps.clock());
       const calendar = new CalendarScheduler({
         connection: redis, prefix: config.queuePrefix, db, clock: deps.clock, log,
         jobs: calendarJobs({

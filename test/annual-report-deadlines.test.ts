@@ -118,7 +118,7 @@ describe('annual custodian reports', () => {
     const notice = sink.mails.at(-1)!;
     assert.deepEqual(notice.envelopeTo, [OPS]);
     assert.equal(notice.parsed.subject, 'depot-gateway: annual custodian reports 1 missing');
-    assert.match(notice.parsed.text ?? '', /Missing \(not received by the end of April\):\n {2}2025 {2}north-custodian +CostAndCharges +due 2026-04-30T22:00:00.000Z\n/);
+    assert.match(notice.parsed.text ?? '', /Missing \(not received by the end of April\):\n {2}2025 {2}north-custodian +CostAndCharges +due by the end of 2026-04-30\n/);
     assert.doesNotMatch(notice.parsed.text ?? '', /demo-custodian|gone-custodian|new-custodian/);
 
     // The same day's second check finds nothing new; the report then arrives late, and a

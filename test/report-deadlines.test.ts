@@ -228,6 +228,8 @@ describe('custodian report deadlines', () => {
         const job = reportDeadlineJob({ custodians: [], mailSender: undefined, operationsAddress: undefined, log: silent });
         const before = job.duePeriods(FIXED_NOW).filter((period) => period < '2026-11-19');
         for (const period of before) await db.query('INSERT INTO calendar_runs (job, period, completed_at) VALUES ($1, $2, $3)', [job.name, period, FIXED_NOW]);
+        // It has known its custodians since long before the outage.
+        await db.query("INSERT INTO custodians_first_seen (custodian_id, first_seen_at) SELECT unnest($1::text[]), '2024-01-01T00:00:00Z'", [[...EXPECTED, 'quiet-custodian']]);
       } finally {
         await db.close();
       }
@@ -306,6 +308,65 @@ describe('custodian report deadlines', () => {
       assert.equal(human.code, 0, human.stderr);
       assert.match(human.stdout, /^DUE DAY +CUSTODIAN +KIND +STATUS +DEADLINE/);
       assert.match(human.stdout, /\n2026-11-20 +north-custodian +Transactions +missing +2026-11-20T07:30:00.000Z/);
+    });
+  });
+
+  describe('the first start of a new installation', () => {
+    let database: TestDatabase;
+    let gateway: TestGateway | undefined;
+
+    beforeAll(async () => {
+      database = await createTestDatabase();
+    });
+    afterAll(async () => {
+      await gateway?.destroy();
+      await database.drop();
+    });
+
+    /** A gateway started at `clock`, once its catch-up at start has run the check of `lastPeriod`. */
+    const startedAt = async (clock: Date, lastPeriod: string) => {
+      gateway = await startTestGateway({ roles: ['worker', 'api'], database, keepDatabase: true, clock: () => clock, settings: reportSettings(sink) });
+      await waitFor(async () => (await gateway!.deps.db.query('SELECT 1 FROM calendar_runs WHERE job = $1 AND period = $2', [DEADLINE_CHECK_JOB, lastPeriod])).rows.length > 0, 'the catch-up at start');
+      return gateway;
+    };
+
+    test('mails nothing missing for the days before its custodians were configured, and expects their reports from then on', async () => {
+      const mails = sink.mails.length;
+      // Sunday 2026-11-22: the catch-up at start covers ten banking days back and the account year 2025.
+      const first = await startedAt(FIXED_NOW, '2026-11-20 10:00');
+      const { rows: seen } = await first.deps.db.query<{ custodian_id: string; first_seen_at: Date }>('SELECT custodian_id, first_seen_at FROM custodians_first_seen ORDER BY custodian_id');
+      assert.deepEqual(seen.map((r) => `${r.custodian_id} ${r.first_seen_at.toISOString()}`), [
+        `demo-custodian ${FIXED_NOW.toISOString()}`, `north-custodian ${FIXED_NOW.toISOString()}`, `quiet-custodian ${FIXED_NOW.toISOString()}`,
+      ]);
+      assert.deepEqual(await deadlineRows(first.deps.db, '2026-01-01', '2026-12-31'), [], 'no daily report recorded missing');
+      assert.deepEqual((await first.deps.db.query('SELECT custodian_id, year FROM custodian_annual_report_deadlines')).rows, [], 'no CostAndCharges of 2025 recorded missing');
+      const auth = { authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` };
+      const listing = await first.http!.inject({ url: '/api/custodian-reports?from=2026-11-09&to=2026-11-22', headers: auth });
+      assert.deepEqual((listing.json() as { reports: unknown[] }).reports, [], 'nothing was due after the custodians were configured');
+      const annual = await first.http!.inject({ url: '/api/custodian-reports/annual?year=2025', headers: auth });
+      assert.deepEqual((annual.json() as { reports: unknown[] }).reports, []);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.equal(sink.mails.length, mails, 'no notice mailed');
+
+      // A later start keeps the day the custodians were first seen.
+      await first.close();
+      gateway = undefined;
+      const second = await startedAt(new Date('2026-11-24T12:00:00Z'), '2026-11-24 10:00');
+      const { rows: kept } = await second.deps.db.query<{ first_seen_at: Date }>('SELECT DISTINCT first_seen_at FROM custodians_first_seen');
+      assert.deepEqual(kept.map((r) => r.first_seen_at.toISOString()), [FIXED_NOW.toISOString()]);
+
+      // The reports due on Monday 2026-11-23, the first banking day after the first start, are expected.
+      assert.deepEqual(await deadlineRows(second.deps.db, '2026-01-01', '2026-12-31'), [
+        '2026-11-23 demo-custodian Holdings missing - notified', '2026-11-23 demo-custodian Transactions missing - notified',
+        '2026-11-23 north-custodian Holdings missing - notified', '2026-11-23 north-custodian Transactions missing - notified',
+        '2026-11-24 demo-custodian Holdings missing - notified', '2026-11-24 demo-custodian Transactions missing - notified',
+        '2026-11-24 north-custodian Holdings missing - notified', '2026-11-24 north-custodian Transactions missing - notified',
+      ]);
+      await waitFor(() => sink.mails.length === mails + 1, 'the notice of 23 and 24 November');
+      const notice = sink.mails.at(-1)!;
+      assert.equal(notice.parsed.subject, 'depot-gateway: custodian reports 8 missing');
+      assert.match(notice.parsed.text ?? '', /Check made at 2026-11-24 13:00:00. All times are Stockholm time./);
+      assert.match(notice.parsed.text ?? '', /\n {2}2026-11-23 {2}demo-custodian +Holdings +due 2026-11-23 08:30:00\n/);
     });
   });
 });

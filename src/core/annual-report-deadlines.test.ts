@@ -65,8 +65,11 @@ test('the notice lists the missing and the late, and says where to look', () => 
     { custodianId: 'bank-c', kind: 'CostAndCharges', year: 2025, deadline: annualReportWindow(2025).closes, status: 'late', arrivedAt: new Date('2026-05-02T08:00:00Z'), messageId: 'C-LATE' },
   ], new Date('2026-05-02T09:00:00Z'));
   assert.equal(subject, 'depot-gateway: annual custodian reports 1 missing, 1 late');
-  assert.match(text, /Missing \(not received by the end of April\):\n {2}2025 {2}bank-b +CostAndCharges +due 2026-04-30T22:00:00.000Z\n/);
-  assert.match(text, /Late \(received after the end of April\):\n {2}2025 {2}bank-c +CostAndCharges +due 2026-04-30T22:00:00.000Z {2}arrived 2026-05-02T08:00:00.000Z {2}message C-LATE/);
+  // Every time in Stockholm time (CEST in May: UTC+2); the deadline as the day it ends.
+  assert.match(text, /Check made at 2026-05-02 11:00:00. All times are Stockholm time.\n/);
+  assert.match(text, /Missing \(not received by the end of April\):\n {2}2025 {2}bank-b +CostAndCharges +due by the end of 2026-04-30\n/);
+  assert.match(text, /Late \(received after the end of April\):\n {2}2025 {2}bank-c +CostAndCharges +due by the end of 2026-04-30 {2}arrived 2026-05-02 10:00:00 {2}message C-LATE/);
+  assert.doesNotMatch(text, /\d{2}:\d{2}:\d{2}(\.\d+)?Z/, 'no UTC time anywhere');
   assert.match(text, /depot-gateway reports --annual --late/);
 });
 

@@ -1,6 +1,7 @@
 import { stockholmInstant } from './banking-calendar.ts';
 import { stockholmDate, type IsoDate } from './calendar-date.ts';
 import type { ReportStatus } from './report-deadlines.ts';
+import { stockholmTime } from './stockholm-time.ts';
 
 /**
  * Whether each custodian's yearly CostAndCharges came in: the report of account year Y
@@ -116,9 +117,10 @@ export function annualNoticeText(reports: readonly AnnualReportStatus[], checked
   const missing = reports.filter((r) => r.status === 'missing');
   const late = reports.filter((r) => r.status === 'late');
   const parts = [missing.length ? `${missing.length} missing` : '', late.length ? `${late.length} late` : ''].filter(Boolean);
+  // The deadline is the end of 30 April: written as that day, not as the midnight after it.
   const line = (r: AnnualReportStatus) =>
-    `  ${r.year}  ${r.custodianId.padEnd(20)} ${r.kind.padEnd(15)} due ${r.deadline.toISOString()}` +
-    (r.arrivedAt ? `  arrived ${r.arrivedAt.toISOString()}  message ${r.messageId ?? '-'}` : '');
+    `  ${r.year}  ${r.custodianId.padEnd(20)} ${r.kind.padEnd(15)} due by the end of ${r.year + 1}-04-30` +
+    (r.arrivedAt ? `  arrived ${stockholmTime(r.arrivedAt)}  message ${r.messageId ?? '-'}` : '');
   const sections = [
     missing.length ? `Missing (not received by the end of April):\n${missing.map(line).join('\n')}` : '',
     late.length ? `Late (received after the end of April):\n${late.map(line).join('\n')}` : '',
@@ -127,7 +129,7 @@ export function annualNoticeText(reports: readonly AnnualReportStatus[], checked
     subject: `depot-gateway: annual custodian reports ${parts.join(', ')}`,
     text:
       `Each custodian's CostAndCharges for an account year is due from 1 March to the end of 30 April of the next year, Stockholm time.\n` +
-      `Check made at ${checkedAt.toISOString()}.\n\n${sections.join('\n\n')}\n\n` +
+      `Check made at ${stockholmTime(checkedAt)}. All times are Stockholm time.\n\n${sections.join('\n\n')}\n\n` +
       `See them with: depot-gateway reports --annual --late\n`,
   };
 }

@@ -66,6 +66,9 @@ test('the notice lists missing and late reports in their own sections', () => {
     { custodianId: 'bank-b', kind: 'Transactions', dueDay: '2026-11-19', deadline, status: 'late', arrivedAt: new Date('2026-11-19T08:00:00Z'), messageId: 'M1' },
   ], new Date('2026-11-19T07:31:00Z'));
   assert.equal(subject, 'depot-gateway: custodian reports 1 missing, 1 late');
-  assert.match(text, /Missing \(not received by the deadline\):\n {2}2026-11-19 {2}bank-a +Holdings +due 2026-11-19T07:30:00.000Z\n/);
-  assert.match(text, /Late \(received after the deadline\):\n {2}2026-11-19 {2}bank-b +Transactions +due 2026-11-19T07:30:00.000Z {2}arrived 2026-11-19T08:00:00.000Z {2}message M1/);
+  // Every time in Stockholm time, as the heading says (CET in November: UTC+1).
+  assert.match(text, /^Custodian Holdings and Transactions are due at 08:30 Stockholm time each banking day.\nCheck made at 2026-11-19 08:31:00. All times are Stockholm time.\n/);
+  assert.match(text, /Missing \(not received by the deadline\):\n {2}2026-11-19 {2}bank-a +Holdings +due 2026-11-19 08:30:00\n/);
+  assert.match(text, /Late \(received after the deadline\):\n {2}2026-11-19 {2}bank-b +Transactions +due 2026-11-19 08:30:00 {2}arrived 2026-11-19 09:00:00 {2}message M1/);
+  assert.doesNotMatch(text, /\d{2}:\d{2}:\d{2}(\.\d+)?Z/, 'no UTC time anywhere');
 });

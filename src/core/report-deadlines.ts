@@ -1,5 +1,6 @@
 import { isLate, nextBankingDay, reportDeadline } from './banking-calendar.ts';
 import type { IsoDate } from './calendar-date.ts';
+import { stockholmTime } from './stockholm-time.ts';
 
 /**
  * Whether each custodian's daily Holdings and Transactions came in by the 08:30
@@ -110,8 +111,8 @@ export function noticeText(reports: readonly ReportDeadlineStatus[], checkedAt: 
   const late = reports.filter((r) => r.status === 'late');
   const parts = [missing.length ? `${missing.length} missing` : '', late.length ? `${late.length} late` : ''].filter(Boolean);
   const line = (r: ReportDeadlineStatus) =>
-    `  ${r.dueDay}  ${r.custodianId.padEnd(20)} ${r.kind.padEnd(12)} due ${r.deadline.toISOString()}` +
-    (r.arrivedAt ? `  arrived ${r.arrivedAt.toISOString()}  message ${r.messageId ?? '-'}` : '');
+    `  ${r.dueDay}  ${r.custodianId.padEnd(20)} ${r.kind.padEnd(12)} due ${stockholmTime(r.deadline)}` +
+    (r.arrivedAt ? `  arrived ${stockholmTime(r.arrivedAt)}  message ${r.messageId ?? '-'}` : '');
   const sections = [
     missing.length ? `Missing (not received by the deadline):\n${missing.map(line).join('\n')}` : '',
     late.length ? `Late (received after the deadline):\n${late.map(line).join('\n')}` : '',
@@ -120,7 +121,7 @@ export function noticeText(reports: readonly ReportDeadlineStatus[], checkedAt: 
     subject: `depot-gateway: custodian reports ${parts.join(', ')}`,
     text:
       `Custodian Holdings and Transactions are due at 08:30 Stockholm time each banking day.\n` +
-      `Check made at ${checkedAt.toISOString()}.\n\n${sections.join('\n\n')}\n\n` +
+      `Check made at ${stockholmTime(checkedAt)}. All times are Stockholm time.\n\n${sections.join('\n\n')}\n\n` +
       `See them with: depot-gateway reports --late\n`,
   };
 }

@@ -6,7 +6,8 @@ import { REPORT_STATUSES, noticeText, reportStatuses, type ReportKind, type Repo
 import type { MailSender } from '../channels/mail/mail-sender.ts';
 import type { Sql } from '../ledger/database.ts';
 import { listRecordedDeadlines, lockUnnotifiedReports, markNotified, recordMissingReports, type RecordedReportDeadline } from '../ledger/report-deadlines.repository.ts';
-import { annualNoticeText, annualReportStatuses, latestClosedAccountYear, type AnnualReportKind } from '../core/annual-report-deadlines.ts';
+import { annualNoticeText, annualReportStatuses, annualReportWindow, latestClosedAccountYear, type AnnualReportKind } from '../core/annual-report-deadlines.ts';
+import { custodiansFirstSeen } from '../ledger/custodians-first-seen.repository.ts';
 import {
   custodiansWithAccountsOpenIn, listRecordedAnnualReports, lockUnnotifiedAnnualReports, markAnnualNotified, recordMissingAnnualReports, type RecordedAnnualReport,
 } from '../ledger/annual-report-deadlines.repository.ts';
@@ -19,7 +20,9 @@ import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
  *
  * The check runs each banking day at 08:31 and 10:00 Stockholm time (and catches up
  * at start): for the due days it covers it records a `missing` row for every expected
- * report that has not arrived, then mails the operations address one notice listing
+ * report that has not arrived — expected only of a custodian the gateway knew before
+ * the deadline passed (`custodians_first_seen`, recorded when a worker first starts with
+ * it configured): a new installation is not told about days before it existed — then mails the operations address one notice listing
  * every late or missing report of those days that no notice has listed yet, and marks
  * them notified in the same transaction — a report is never mailed twice. Without
  * mail settings the outcomes are still recorded, and mailed by the first check after
@@ -87,7 +90,9 @@ export async function checkReportDeadlines(
   const first = dueDays[0];
   const last = dueDays.at(-1);
   if (first === undefined || last === undefined) return { recordedMissing: 0, notified: [] };
-  const missing = reportStatuses({ custodians: deps.custodians, dueDays, arrivals: [], now }).filter((r) => r.status === 'missing');
+  const owes = await custodiansFirstSeen(tx);
+  const missing = reportStatuses({ custodians: deps.custodians, dueDays, arrivals: [], now })
+    .filter((r) => r.status === 'missing' && owes(r.custodianId, r.deadline));
   const recordedMissing = await recordMissingReports(tx, missing, now);
   const unnotified = await lockUnnotifiedReports(tx, first, last);
   if (!(await mailNotice(deps, unnotified.length, () => noticeText(unnotified, now), 'report-deadlines', noticeId))) return { recordedMissing, notified: [] };
@@ -103,7 +108,9 @@ export async function checkReportDeadlines(
  * then mails one notice of the late and missing yearly reports not yet notified.
  */
 export async function checkAnnualReportDeadlines(tx: Sql, deps: DeadlineCheckDeps, year: number, now: Date, noticeId?: string): Promise<AnnualCheckResult> {
-  const custodians = await custodiansWithAccountsOpenIn(tx, year);
+  const owes = await custodiansFirstSeen(tx);
+  const deadline = annualReportWindow(year).closes;
+  const custodians = (await custodiansWithAccountsOpenIn(tx, year)).filter((custodianId) => owes(custodianId, deadline));
   const missing = annualReportStatuses({ custodians, year, arrivals: [], now }).filter((r) => r.status === 'missing');
   const recordedMissing = await recordMissingAnnualReports(tx, missing, now);
   const unnotified = await lockUnnotifiedAnnualReports(tx, year);
@@ -215,10 +222,11 @@ export async function listCustodianReports(sql: Sql, custodians: readonly string
   const byKey = new Map(recorded.map((r) => [`${r.custodianId}|${r.kind}|${r.dueDay}`, r]));
   const arrivals = recorded.flatMap((r) => (r.arrivedAt && r.messageId ? [{ ...r, arrivedAt: r.arrivedAt, messageId: r.messageId }] : []));
   const expected = new Set(custodians);
+  const owes = await custodiansFirstSeen(sql);
   const computed = reportStatuses({ custodians: [...new Set([...custodians, ...recorded.map((r) => r.custodianId)])], dueDays: bankingDaysBetween(from, to), arrivals, now });
   return computed.flatMap((report) => {
     const row = byKey.get(`${report.custodianId}|${report.kind}|${report.dueDay}`);
-    if (!row && !expected.has(report.custodianId)) return [];
+    if (!row && (!expected.has(report.custodianId) || !owes(report.custodianId, report.deadline))) return [];
     const status = row?.status === 'missing' ? 'missing' : report.status;
     if (statuses && !statuses.has(status)) return [];
     return [{
@@ -262,8 +270,10 @@ export async function listAnnualCustodianReports(sql: Sql, query: AnnualReportQu
   const byKey = new Map(recorded.map((r) => [`${r.custodianId}|${r.kind}`, r]));
   const arrivals = recorded.flatMap((r) => (r.arrivedAt && r.messageId ? [{ ...r, arrivedAt: r.arrivedAt, messageId: r.messageId }] : []));
   const custodians = [...new Set([...(await custodiansWithAccountsOpenIn(sql, year)), ...recorded.map((r) => r.custodianId)])];
+  const owes = await custodiansFirstSeen(sql);
   return annualReportStatuses({ custodians, year, arrivals, now }).flatMap((report) => {
     const row = byKey.get(`${report.custodianId}|${report.kind}`);
+    if (!row && !owes(report.custodianId, report.deadline)) return [];
     const status = row?.status === 'missing' ? 'missing' : report.status;
     if (statuses && !statuses.has(status)) return [];
     return [{
