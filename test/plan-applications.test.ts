@@ -1,7 +1,8 @@
 /**
  * Pension plan applications through the REST API on a real gateway (PostgreSQL, the
- * demo ledger, BullMQ on Redis): every problem at once and nothing saved, the review
- * rules and a staff decision, and issued meaning real — the employer's first
+ * demo ledger, BullMQ on Redis, BankID on the local BankID server): every problem at
+ * once and nothing saved, awaiting the employer's company signatory at submission, the
+ * review rules once signed and a staff decision, and issued meaning real — the employer's first
  * SalaryAdjustment is accepted for a new employee, the custodian's Holdings report is
  * taken for the new custody accounts, and the next debit run debits them. The PDF
  * receipt is read back with pdftotext; another firm's application is a 404 like an
@@ -17,6 +18,8 @@ import { join } from 'node:path';
 import type { InjectOptions } from 'fastify';
 import { hashSecret } from '../src/config/secret-hash.ts';
 import { makeRun, runDebitRun, runDepsFrom } from '../src/pipeline/debit-run.ts';
+import { registerCompanySignatories, signCase, submitSigned, type RestCall } from './support/application-signing.ts';
+import { startTestBankId, type TestBankId } from './support/bankid.ts';
 import { holdingsReport } from './support/custodian-reports.ts';
 import { salaryAdjustment } from './support/documents.ts';
 import { startTestGateway, waitFor, type TestGateway } from './support/harness.ts';
@@ -26,6 +29,10 @@ const IVAR = '197505051230';
 const JOHAN = '200101012342';
 /** A configured employer counterparty (test/support/harness.ts) without an agreement in the demo ledger. */
 const OTHER_EMPLOYER = '8020000009';
+/** The employers the tests apply for, each with one company signatory who signs alone. */
+const SIGNATORY_OF: Readonly<Record<string, string>> = {
+  [OTHER_EMPLOYER]: '197003151235', '5561234567': '198107074562', '5569012346': '196602207893', '5590123450': '199011112340',
+};
 
 const plan = {
   productId: 'TJP-DEPA', advisorCode: 'ADV-001',
@@ -47,16 +54,18 @@ const plan = {
 };
 
 interface PlanStatus {
-  applicationId: string; status: string; submittedAt: string; agreementId: string | null; employerOrganisationNumber: string;
+  applicationId: string; status: string; submittedAt: string; signCaseId: string; signBy: string; agreementId: string | null; employerOrganisationNumber: string;
   insurances: { personalIdentityNumber: string; insuranceId: string }[]; history: { status: string; at: string; by: string; reason: string | null }[];
 }
 
 describe('pension plan applications', () => {
   let gateway: TestGateway;
+  let testBankId: TestBankId;
   const tokens = new Map<string, string>();
   const now = new Date('2026-11-25T09:30:00Z');
 
   beforeAll(async () => {
+    testBankId = await startTestBankId();
     const clients = [
       { id: 'firm', kind: 'advisor-firm', organisationNumber: '5565555553', secretHash: await hashSecret('firm-secret') },
       { id: 'other-firm', kind: 'advisor-firm', organisationNumber: '5567777775', secretHash: await hashSecret('other-secret') },
@@ -68,17 +77,26 @@ describe('pension plan applications', () => {
         api: { tokenRequestsPerMinute: 1000, clients, review: { planEmployeesAbove: 2 } },
         // The insurer's P/T yield tax rate for 2027 (the form only), so the Q4 2026 debit run can tax the opening value.
         charges: { yieldTaxRates: { '2027': { pt: '0.300' } } },
+        bankid: await testBankId.settings(),
       },
     });
     for (const [id, secret] of [['firm', 'firm-secret'], ['other-firm', 'other-secret'], ['custodian', 'custodian-secret']]) {
       const answer = await gateway.http!.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `grant_type=client_credentials&client_id=${id}&client_secret=${secret}` });
       tokens.set(id!, (answer.json() as { access_token: string }).access_token);
     }
+    for (const [employer, signatory] of Object.entries(SIGNATORY_OF)) await registerCompanySignatories(staffCall, employer, [signatory], 1);
   });
-  afterAll(() => gateway.destroy());
+  afterAll(async () => {
+    await gateway?.destroy();
+    await testBankId?.close();
+  });
 
   const as = (client: string, options: InjectOptions) => gateway.http!.inject({ ...options, headers: { ...options.headers, authorization: `Bearer ${tokens.get(client)}` } });
   const submit = (body: object, client = 'firm') => as(client, { method: 'POST', url: '/PlanApplication', payload: body });
+  const firm: RestCall = (options) => as('firm', options);
+  /** Submitted and signed by the employer's company signatory; its status then. */
+  const submitSignedByEmployer = (body: object) => submitSigned<PlanStatus>(firm, testBankId.server, '/PlanApplication', body);
+  const staffCall: RestCall = (options) => gateway.http!.inject({ ...options, headers: { ...options.headers, authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` } });
   const staff = (method: 'GET' | 'POST', url: string, payload?: object) =>
     gateway.http!.inject({ method, url, headers: { authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` }, ...(payload ? { payload } : {}) });
   const query = async <Row>(sql: string, params: unknown[] = []) => (await gateway.deps.db.query<Row & Record<string, unknown>>(sql, params)).rows;
@@ -149,15 +167,23 @@ describe('pension plan applications', () => {
     assert.deepEqual(await counts(), before, 'nothing saved');
   });
 
-  test('approved by staff, the plan is issued: agreement, employments and insurances; the employer then reports salaries and the next debit run debits the new accounts', async () => {
+  test('signed by the employer and approved by staff, the plan is issued: agreement, employments and insurances; the employer then reports salaries and the next debit run debits the new accounts', async () => {
     const submitted = await submit(plan);
     assert.equal(submitted.statusCode, 201, submitted.body);
-    const saved = submitted.json() as PlanStatus;
-    assert.match(saved.applicationId, /^PA-[0-9A-Z]{26}$/);
-    assert.equal(submitted.headers.location, `/PlanApplication/${saved.applicationId}`);
-    assert.deepEqual([saved.status, saved.agreementId, saved.insurances, saved.employerOrganisationNumber, saved.submittedAt], ['under-review', null, [], OTHER_EMPLOYER, now.toISOString()]);
+    const awaiting = submitted.json() as PlanStatus;
+    assert.match(awaiting.applicationId, /^PA-[0-9A-Z]{26}$/);
+    assert.equal(submitted.headers.location, `/PlanApplication/${awaiting.applicationId}`);
+    assert.deepEqual([awaiting.status, awaiting.signBy, awaiting.agreementId, awaiting.insurances, awaiting.employerOrganisationNumber, awaiting.submittedAt],
+      ['awaiting-signature', '2026-12-25', null, [], OTHER_EMPLOYER, now.toISOString()]);
+    assert.equal((await query('SELECT 1 FROM agreements WHERE employer_organisation_number = $1', [OTHER_EMPLOYER])).length, 0, 'nothing issued before the employer signs');
+    const signed = await signCase(firm, testBankId.server, awaiting.signCaseId);
+    assert.deepEqual([signed.complete, signed.signatories.map((s) => [s.role, s.personalNumber, s.signed])], [true, [['company-signatory', SIGNATORY_OF[OTHER_EMPLOYER], true]]]);
+
+    const saved = (await as('firm', { url: `/PlanApplication/${awaiting.applicationId}` })).json() as PlanStatus;
+    assert.deepEqual([saved.status, saved.agreementId, saved.insurances], ['under-review', null, []]);
     assert.deepEqual(saved.history, [
       { status: 'received', at: now.toISOString(), by: 'advisor:ADV-001', reason: null },
+      { status: 'awaiting-signature', at: now.toISOString(), by: 'gateway', reason: `sign case ${awaiting.signCaseId}, to be signed by 2026-12-25` },
       { status: 'under-review', at: now.toISOString(), by: 'gateway', reason: 'more than 2 employees' },
     ]);
     assert.equal((await query('SELECT 1 FROM agreements WHERE employer_organisation_number = $1', [OTHER_EMPLOYER])).length, 0, 'nothing issued before a person decides');
@@ -170,7 +196,7 @@ describe('pension plan applications', () => {
     const issued = (await as('firm', { url: `/PlanApplication/${saved.applicationId}` })).json() as PlanStatus;
     const agreement = issued.agreementId!;
     assert.match(agreement, /^AGR-\d+$/);
-    assert.deepEqual(issued.history.slice(2).map((h) => [h.status, h.by, h.reason]), [
+    assert.deepEqual(issued.history.slice(3).map((h) => [h.status, h.by, h.reason]), [
       ['approved', 'staff:staff', 'large plan checked with the employer'], ['issued', 'gateway', `agreement ${agreement} with 3 insurances`],
     ]);
     assert.deepEqual(issued.insurances.map((i) => i.personalIdentityNumber).sort(), [HANNA, IVAR, JOHAN].sort());
@@ -246,10 +272,9 @@ describe('pension plan applications', () => {
     assert.doesNotMatch(file, new RegExp(account(JOHAN)), 'not insured in the quarter');
   });
 
-  test('an employer that already has an agreement goes to review, and a rejection issues nothing', async () => {
-    const answer = await submit({ ...plan, employer: { organisationNumber: '5561234567', name: 'Demo Employer AB' }, employees: [plan.employees[0]] });
-    assert.equal(answer.statusCode, 201, answer.body);
-    const saved = answer.json() as PlanStatus;
+  test('an employer that already has an agreement goes to review once signed, and a rejection issues nothing', async () => {
+    const saved = await submitSignedByEmployer({ ...plan, employer: { organisationNumber: '5561234567', name: 'Demo Employer AB' }, employees: [plan.employees[0]] });
+    assert.equal(saved.status, 'under-review');
     assert.deepEqual(saved.history.at(-1), { status: 'under-review', at: now.toISOString(), by: 'gateway', reason: 'the employer already has agreement AGR-1001 with the insurer' });
     const rejected = await staff('POST', `/api/applications/${saved.applicationId}/reject`, { reason: 'extend AGR-1001 instead' });
     assert.deepEqual(rejected.json(), { applicationId: saved.applicationId, status: 'rejected' });
@@ -258,12 +283,10 @@ describe('pension plan applications', () => {
     assert.deepEqual(await query("SELECT agreement_number FROM agreements WHERE employer_organisation_number = '5561234567'"), [{ agreement_number: 'AGR-1001' }]);
   });
 
-  test('a small plan for a new employer is issued at once; its receipt holds the employer, the application id and the submission time', async () => {
-    const answer = await submit({ ...plan, employer: { organisationNumber: '5569012346', name: 'Nya Verkstaden AB' }, employees: [plan.employees[1]] });
-    assert.equal(answer.statusCode, 201, answer.body);
-    const saved = answer.json() as PlanStatus;
+  test('a small plan for a new employer is issued once its signatory signs; its receipt holds the employer, the application id, the submission time and the signature', async () => {
+    const saved = await submitSignedByEmployer({ ...plan, employer: { organisationNumber: '5569012346', name: 'Nya Verkstaden AB' }, employees: [plan.employees[1]] });
     assert.equal(saved.status, 'issued');
-    assert.deepEqual(saved.history.map((h) => [h.status, h.by]), [['received', 'advisor:ADV-001'], ['approved', 'gateway'], ['issued', 'gateway']]);
+    assert.deepEqual(saved.history.map((h) => [h.status, h.by]), [['received', 'advisor:ADV-001'], ['awaiting-signature', 'gateway'], ['approved', 'gateway'], ['issued', 'gateway']]);
     assert.match(saved.agreementId!, /^AGR-\d+$/);
     assert.deepEqual(saved.insurances.map((i) => i.personalIdentityNumber), [IVAR]);
 
@@ -274,7 +297,7 @@ describe('pension plan applications', () => {
     for (const expected of [
       saved.applicationId, now.toISOString(), 'Employer: Nya Verkstaden AB (5569012346)', 'Tjänstepension Depå (TJP-DEPA)', `Agreement: ${saved.agreementId}`,
       'TJM Tjänstemän: 4.5 % of the monthly salary up to 7.5 income base amounts a year, 30 % above', 'FAST Fast premie: 1500 SEK a month',
-      `${IVAR}: category FAST, cost center 200`, 'premium 1500.00 SEK a month',
+      `${IVAR}: category FAST, cost center 200`, 'premium 1500.00 SEK a month', `company-signatory ${SIGNATORY_OF['5569012346']}: signed ${now.toISOString()}`,
     ]) {
       assert.ok(text.includes(expected), `receipt holds "${expected}":\n${text}`);
     }
@@ -282,6 +305,7 @@ describe('pension plan applications', () => {
 
   test("another firm's plan application is the same 404 as a missing one; custodians do not apply", async () => {
     const mine = (await submit({ ...plan, employer: { organisationNumber: '5590123450', name: 'Tredje AB' }, employees: [plan.employees[0]] })).json() as PlanStatus;
+    assert.equal(mine.status, 'awaiting-signature');
     const missing = await as('firm', { url: '/PlanApplication/PA-01JZZZZZZZZZZZZZZZZZZZZZZZ' });
     assert.equal(missing.statusCode, 404);
     for (const client of ['other-firm', 'custodian']) {
