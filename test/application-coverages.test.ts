@@ -1,6 +1,7 @@
 /**
  * Issued means real, coverages included: insurance applications submitted through the
- * REST API on a real gateway (PostgreSQL, the demo ledger) record the coverages chosen,
+ * REST API on a real gateway (PostgreSQL, the demo ledger) and signed by the policyholder
+ * with BankID (the local BankID server) record the coverages chosen,
  * and the next debit run charges the risk premium of exactly those — repayment
  * protection on the capital, premium waiver on the premiums due — and none for an
  * insurance that chose neither. A capital insurance always carries repayment
@@ -8,6 +9,8 @@
  */
 import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
+import { submitSigned, type RestCall } from './support/application-signing.ts';
+import { startTestBankId } from './support/bankid.ts';
 import { startTestGateway } from './support/harness.ts';
 import { hashSecret } from '../src/config/secret-hash.ts';
 import { runDebitRun, runDepsFrom } from '../src/pipeline/debit-run.ts';
@@ -23,18 +26,18 @@ test('the coverages an application chose are recorded at issue and charged by th
   // Issued on Tuesday 10 February 2026: in force 50 of Q1's 90 days, in two of its months.
   const now = new Date('2026-02-10T09:30:00Z');
   const clients = [{ id: 'firm', kind: 'advisor-firm', organisationNumber: '5565555553', secretHash: await hashSecret('firm-secret') }];
-  const gateway = await startTestGateway({ roles: ['api'], inline: true, clock: () => now, settings: { api: { tokenRequestsPerMinute: 1000, clients } } });
+  const testBankId = await startTestBankId();
+  const gateway = await startTestGateway({ roles: ['api'], inline: true, clock: () => now, settings: { api: { tokenRequestsPerMinute: 1000, clients }, bankid: await testBankId.settings() } });
   try {
     const token = (await gateway.http!.inject({
       method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' },
       payload: 'grant_type=client_credentials&client_id=firm&client_secret=firm-secret',
     })).json() as { access_token: string };
+    const firm: RestCall = (options) => gateway.http!.inject({ ...options, headers: { ...options.headers, authorization: `Bearer ${token.access_token}` } });
+    /** Submitted, signed by Anna and issued: its insurance. */
     const issue = async (coverages: { repaymentProtection: boolean; premiumWaiver: boolean }, productId = application.productId): Promise<string> => {
-      const answer = await gateway.http!.inject({
-        method: 'POST', url: '/InsuranceApplication', headers: { authorization: `Bearer ${token.access_token}` }, payload: { ...application, productId, coverages },
-      });
-      assert.equal(answer.statusCode, 201, answer.body);
-      const saved = answer.json() as { status: string; insuranceId: string };
+      const saved = await submitSigned<{ applicationId: string; status: string; signCaseId: string; insuranceId: string }>(
+        firm, testBankId.server, '/InsuranceApplication', { ...application, productId, coverages });
       assert.equal(saved.status, 'issued');
       return saved.insuranceId;
     };
@@ -92,5 +95,6 @@ test('the coverages an application chose are recorded at issue and charged by th
     assert.equal(charged.rows[0]!.n, '2', 'the insurance without coverages is debited its charges, only no risk premium');
   } finally {
     await gateway.destroy();
+    await testBankId.close();
   }
 });
