@@ -4,6 +4,8 @@
  * says what is wrong, nothing saved), the validation day from the 07:00 cutoff, the
  * 13:00 validation run against a local account-ownership register, and the access
  * rules (a firm with a power of attorney, the custodian holding the customer's account).
+ * The customer's insurance is applied for by the firm and signed by the customer with
+ * BankID on the local BankID server.
  */
 import { afterAll, beforeAll, describe, test } from '@jest/globals';
 import assert from 'node:assert/strict';
@@ -13,6 +15,8 @@ import { startTestGateway, type TestGateway } from './support/harness.ts';
 import { hashSecret } from '../src/config/secret-hash.ts';
 import { LocalAccountOwnership } from '../src/pipeline/account-ownership.ts';
 import { withdrawalAccountValidationJob } from '../src/pipeline/withdrawal-account-validation.job.ts';
+import { submitSigned } from './support/application-signing.ts';
+import { startTestBankId, type TestBankId } from './support/bankid.ts';
 
 const CUSTOMER = '198506152381';
 const OWN_ACCOUNT = '50001234560';
@@ -26,11 +30,13 @@ const application = {
 
 describe('withdrawal accounts', () => {
   let gateway: TestGateway;
+  let testBankId: TestBankId;
   let now = new Date('2026-11-24T09:30:00Z');
   let insuranceNumber = '';
   const clients = { firm: 'firm-secret', 'other-firm': 'other-secret', custodian: 'custodian-secret', 'other-custodian': 'other-custodian-secret' };
 
   beforeAll(async () => {
+    testBankId = await startTestBankId();
     gateway = await startTestGateway({
       roles: ['api'], clock: () => now,
       settings: {
@@ -48,6 +54,7 @@ describe('withdrawal accounts', () => {
           { id: 'demo-custodian', name: 'Demo Custodian AB', organisationNumber: '5560000001', role: 'custodian', messageTypes: ['custodian-reporting'] },
           { id: 'other-custodian', name: 'Other Custodian AB', organisationNumber: '5560000019', role: 'custodian', messageTypes: ['custodian-reporting'] },
         ],
+        bankid: await testBankId.settings(),
       },
     });
     const power = await gateway.http!.inject({
@@ -55,11 +62,15 @@ describe('withdrawal accounts', () => {
       payload: { holderOrganisationNumber: '5565555553', customerId: CUSTOMER, kind: 'intermediation', validFrom: '2026-01-01' },
     });
     assert.equal(power.statusCode, 201, power.body);
-    const issued = await as('firm', { method: 'POST', url: '/InsuranceApplication', payload: application });
-    assert.equal((issued.json() as { status: string }).status, 'issued', issued.body);
-    insuranceNumber = (issued.json() as { insuranceId: string }).insuranceId;
+    const issued = await submitSigned<{ applicationId: string; status: string; signCaseId: string; insuranceId: string }>(
+      (options) => as('firm', options), testBankId.server, '/InsuranceApplication', application);
+    assert.equal(issued.status, 'issued', JSON.stringify(issued));
+    insuranceNumber = issued.insuranceId;
   });
-  afterAll(() => gateway.destroy());
+  afterAll(async () => {
+    await gateway?.destroy();
+    await testBankId?.close();
+  });
 
   /** A token at the test's clock (the clock moves over days; a token lasts minutes). */
   const tokenOf = async (client: string) => {
