@@ -1,8 +1,9 @@
 /**
  * Notices that an application went to manual review, on a real gateway (PostgreSQL,
- * the demo ledger) and a real SMTP server: submitting an application that goes to
- * review records one notice for the advisor and one for the policyholder (or the
- * employer's contact) in the same transaction, none when it is approved at once; the
+ * the demo ledger, BankID on the local BankID server) and a real SMTP server: an
+ * application awaiting signature has none; the last signature that sends it to review
+ * records one notice for the advisor and one for the policyholder (or the employer's
+ * contact) in the same transaction, none when it is approved once signed; the
  * calendar job mails each notice with an address once — a second run mails nothing, a
  * repeat after a crash before commit is the same mail (Message-ID), a refused mail is
  * tried again in the next run — and none without an address, without mail settings, or
@@ -19,6 +20,8 @@ import { hashSecret } from '../src/config/secret-hash.ts';
 import { listApplicationNotices } from '../src/ledger/application-notices.repository.ts';
 import { applicationNoticeJob, mailApplicationNotices, type ApplicationNoticeDeps } from '../src/pipeline/application-notices.job.ts';
 import { runDuePeriods } from '../src/pipeline/calendar.scheduler.ts';
+import { registerCompanySignatories, signCase, submitSigned, type RestCall } from './support/application-signing.ts';
+import { startTestBankId, type TestBankId } from './support/bankid.ts';
 import { createDemoLedgerTemplate, createTestDatabase, startTestGateway, testSettings, type TestDatabase, type TestGateway } from './support/harness.ts';
 import { freePort, runCliToEnd, writeConfigFile } from './support/processes.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtp-sink.ts';
@@ -40,9 +43,13 @@ interface NoticeGateway {
   readonly port: number;
   readonly mailSender: MailSender;
   readonly deps: ApplicationNoticeDeps;
+  /** A request as the demo firm, answered as it came. */
+  readonly firm: RestCall;
+  /** A request as staff (the staff API). */
+  readonly staff: RestCall;
   /** POSTs as the demo firm and gives the answer as it came. */
   post(path: '/InsuranceApplication' | '/PlanApplication', body: object): Promise<{ statusCode: number; body: string; json(): unknown }>;
-  /** POSTs as the demo firm; the application must be saved (201). */
+  /** POSTs as the demo firm (the application must be saved awaiting signature) and has every signatory sign: its status then. */
   submit(path: '/InsuranceApplication' | '/PlanApplication', body: object): Promise<{ applicationId: string; status: string }>;
   notices(applicationId: string): Promise<{ recipient: string; address: string | null; sent_to: string | null; failed_attempts: number }[]>;
   close(): Promise<void>;
@@ -51,13 +58,15 @@ interface NoticeGateway {
 describe('notices of manual review', () => {
   let template: TestDatabase;
   let sink: SmtpSink;
+  let testBankId: TestBankId;
 
   beforeAll(async () => {
-    [template, sink] = await Promise.all([createDemoLedgerTemplate(), startSmtpSink()]);
+    [template, sink, testBankId] = await Promise.all([createDemoLedgerTemplate(), startSmtpSink(), startTestBankId()]);
   });
   afterAll(async () => {
     await sink?.close();
     await template?.drop();
+    await testBankId?.close();
   });
   beforeEach(() => {
     sink.mails.splice(0);
@@ -71,7 +80,7 @@ describe('notices of manual review', () => {
     const clients = [{ id: 'firm', kind: 'advisor-firm', organisationNumber: '5565555553', secretHash: await hashSecret('firm-secret') }];
     const gateway = await startTestGateway({
       roles: ['api'], inline: true, database, clock: () => SUBMITTED,
-      settings: { api: { clients }, mail: { smtp: { host: sink.host, port: sink.port, from: 'gateway@insurer.example', timeoutMs: 5000 } } },
+      settings: { api: { clients }, mail: { smtp: { host: sink.host, port: sink.port, from: 'gateway@insurer.example', timeoutMs: 5000 } }, bankid: await testBankId.settings() },
     });
     const address = gateway.http!.server.address();
     const port = typeof address === 'object' && address ? address.port : 0;
@@ -81,14 +90,12 @@ describe('notices of manual review', () => {
     });
     const authorization = `Bearer ${(token.json() as { access_token: string }).access_token}`;
     const mailSender = createSmtpSender(gateway.config.mail.smtp!);
-    const post: NoticeGateway['post'] = (path, body) => gateway.http!.inject({ method: 'POST', url: path, headers: { authorization }, payload: body });
+    const firm: RestCall = (options) => gateway.http!.inject({ ...options, headers: { ...options.headers, authorization } });
+    const staff: RestCall = (options) => gateway.http!.inject({ ...options, headers: { ...options.headers, ...STAFF } });
+    const post: NoticeGateway['post'] = (path, body) => firm({ method: 'POST', url: path, payload: body });
     return {
-      gateway, port, mailSender, deps: { mailSender, log: gateway.log }, post,
-      async submit(path, body) {
-        const answer = await post(path, body);
-        assert.equal(answer.statusCode, 201, answer.body);
-        return answer.json() as { applicationId: string; status: string };
-      },
+      gateway, port, mailSender, deps: { mailSender, log: gateway.log }, firm, staff, post,
+      submit: (path, body) => submitSigned<{ applicationId: string; status: string; signCaseId: string }>(firm, testBankId.server, path, body),
       async notices(applicationId) {
         const { rows } = await gateway.deps.db.query<{ recipient: string; address: string | null; sent_to: string | null; failed_attempts: number }>(
           'SELECT recipient, address, sent_to, failed_attempts FROM application_notices WHERE application_id = $1 ORDER BY recipient', [applicationId]);
@@ -112,7 +119,13 @@ describe('notices of manual review', () => {
       assert.equal(badAddress.statusCode, 400, 'an e-mail that is not an address is refused');
       assert.deepEqual((badAddress.json() as { errors: { path: string }[] }).errors.map((e) => e.path), ['$.policyholder.email']);
 
-      const saved = await notices.submit('/InsuranceApplication', application);
+      const submitted = await notices.post('/InsuranceApplication', application);
+      assert.equal(submitted.statusCode, 201, submitted.body);
+      const awaiting = submitted.json() as { applicationId: string; status: string; signCaseId: string };
+      assert.equal(awaiting.status, 'awaiting-signature');
+      assert.deepEqual(await notices.notices(awaiting.applicationId), [], 'no notice before the policyholder signs');
+      assert.equal((await signCase(notices.firm, testBankId.server, awaiting.signCaseId)).complete, true);
+      const saved = (await notices.firm({ url: `/InsuranceApplication/${awaiting.applicationId}` })).json() as { applicationId: string; status: string };
       assert.equal(saved.status, 'under-review');
       assert.deepEqual(await notices.notices(saved.applicationId), [
         { recipient: 'advisor', address: KARIN_MAIL, sent_to: null, failed_attempts: 0 },
@@ -181,7 +194,7 @@ describe('notices of manual review', () => {
     }
   });
 
-  test('an application approved at once records no notice', async () => {
+  test('an application approved once signed records no notice', async () => {
     const notices = await openGateway();
     try {
       const saved = await notices.submit('/InsuranceApplication', { ...application, premium: { single: '50000.00' } });
@@ -244,7 +257,8 @@ describe('notices of manual review', () => {
   test("a plan application under review: the advisor and the employer's contact are mailed", async () => {
     const notices = await openGateway();
     try {
-      // The demo employer already has agreement AGR-1001: a person reviews the new plan.
+      // The demo employer already has agreement AGR-1001: a person reviews the new plan once its signatory signs.
+      await registerCompanySignatories(notices.staff, '5561234567', ['197003151235'], 1);
       const saved = await notices.submit('/PlanApplication', {
         productId: 'TJP-DEPA', advisorCode: 'ADV-001',
         employer: { organisationNumber: '5561234567', name: 'Demo Employer AB', contactEmail: 'hr@demo-employer.example' },
