@@ -10,7 +10,8 @@
  *   does not offer; the request for January 2027 is signed by Anna alone, registers the
  *   payout once, and January's payout run pays her account (ToAccount) in the
  *   custodian's DebitAccounts;
- * - Tove's capital insurance on Ebbe's life (both sign, through a firm with Ebbe's power:
+ * - Tove's capital insurance on Ebbe's life (applied for by the firm and signed by both with
+ *   BankID; both sign the payout request, through a firm with Ebbe's power:
  *   the request is the insured's): a second request closes the
  *   first and its sign case; signed after its month's payout day has passed, a request is
  *   refused and nothing is registered; staff cannot register a payout to Tove's account.
@@ -27,6 +28,7 @@ import { runDuePeriods } from '../src/pipeline/calendar.scheduler.ts';
 import { makeRun, runDepsFrom } from '../src/pipeline/debit-run.ts';
 import { runPayoutRun, schedulePayout } from '../src/pipeline/payout-run.ts';
 import { withdrawalAccountValidationJob } from '../src/pipeline/withdrawal-account-validation.job.ts';
+import { submitSigned } from './support/application-signing.ts';
 import { advisorFirmApi, startTestBankId, type TestBankId } from './support/bankid.ts';
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from './support/harness.ts';
 
@@ -186,15 +188,13 @@ describe.each(ENGINES)('payout requests on %s', (_engine, engine) => {
 
   test("Tove's capital insurance on Ebbe's life: both sign; a new request closes the open one; signed after its month's payout day, refused; staff cannot pay to Tove's account", async () => {
     now = new Date('2026-11-27T12:40:00Z');
-    const issued = await as({
-      method: 'POST', url: '/InsuranceApplication', payload: {
-        productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: TOVE.personalNumber }, insured: { id: EBBE.personalNumber, email: 'ebbe@mail.example' },
-        premium: { single: '50000.00' }, funds: [{ isin: 'SE000DEPA010', percent: 100 }],
-        custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
-      },
+    const issued = await submitSigned<{ applicationId: string; status: string; signCaseId: string; insuranceId: string }>(as, testBankId.server, '/InsuranceApplication', {
+      productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: TOVE.personalNumber }, insured: { id: EBBE.personalNumber, email: 'ebbe@mail.example' },
+      premium: { single: '50000.00' }, funds: [{ isin: 'SE000DEPA010', percent: 100 }],
+      custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
     });
-    assert.equal((issued.json() as { status: string }).status, 'issued', issued.body);
-    const insurance = (issued.json() as { insuranceId: string }).insuranceId;
+    assert.equal(issued.status, 'issued', JSON.stringify(issued));
+    const insurance = issued.insuranceId;
     const { db } = gateway.deps;
     assert.deepEqual((await db.query('SELECT insured_email FROM insurances WHERE insurance_number = $1', [insurance])).rows, [{ insured_email: 'ebbe@mail.example' }], 'kept with the insurance');
     await db.query(`UPDATE insurances SET payout_from = '2026-12-01' WHERE insurance_number = $1`, [insurance]);
