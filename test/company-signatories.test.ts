@@ -1,8 +1,11 @@
 /**
  * Company signatories of an organisation policyholder, on a real gateway (PostgreSQL)
- * with the BankID adapter speaking mutual TLS to the local BankID server: a request is
- * refused until signatories are registered; staff keep the register (audited) and the
- * signing rule; a request then gets a sign case of the signatories in force and the
+ * with the BankID adapter speaking mutual TLS to the local BankID server: the insurance
+ * was applied for in June, signed by the organisation's signatory of the time and the
+ * insured, and approved by staff; in November, with that signatory's term over, a
+ * request is refused until signatories are registered; staff keep the register (audited)
+ * and the signing rule (none set: an application is refused saying so); a request then
+ * gets a sign case of the signatories in force and the
  * insured, which completes when the required count of them has signed — a signer who is
  * not a registered signatory does not count — and the approved request is ordered once.
  * The register from the command line too, in-process (audited under `cli:<account>`).
@@ -16,6 +19,7 @@ import { join } from 'node:path';
 import { createTestDatabase, startTestGateway, testSettings, type TestDatabase, type TestGateway } from './support/harness.ts';
 import { freePort, runCliToEnd, writeConfigFile } from './support/processes.ts';
 import { advisorFirmApi, startTestBankId, type TestBankId } from './support/bankid.ts';
+import { signCase as signApplication } from './support/application-signing.ts';
 import type { LocalBankIdServer } from '../src/bankid/local-bankid-server.ts';
 import type { LocalPerson } from '../src/bankid/local-bankid-orders.ts';
 
@@ -26,6 +30,8 @@ const THIRD: LocalPerson = { personalNumber: '197703033451', givenName: 'Maja', 
 const FORMER: LocalPerson = { personalNumber: '198001011231', givenName: 'Olof', surname: 'Ek' };
 const INSURED: LocalPerson = { personalNumber: '199203033452', givenName: 'Ebbe', surname: 'Lind' };
 const STRANGER: LocalPerson = { personalNumber: '198102022343', givenName: 'Sven', surname: 'Dahl' };
+/** An organisation with a signatory but no signing rule. */
+const WITHOUT_RULE = '5566778899';
 const VALIDATED = '50001234560';
 const STAFF = { authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` };
 
@@ -33,7 +39,8 @@ describe('company signatories of an organisation policyholder', () => {
   let gateway: TestGateway;
   let testBankId: TestBankId;
   let bankid: LocalBankIdServer;
-  const now = new Date('2026-11-27T09:00:00Z');
+  /** Monday 15 June 2026 while the insurance is applied for, then Friday 27 November 2026. */
+  let now = new Date('2026-06-15T09:00:00Z');
   let insuranceNumber = '';
   let requestId = '';
   let signCaseId = '';
@@ -49,6 +56,10 @@ describe('company signatories of an organisation policyholder', () => {
         bankid: await testBankId.settings(),
       },
     });
+    // The insurance: applied for in June, when FORMER alone signed for the organisation.
+    const former = await staff({ method: 'POST', url: `/api/organisations/${ORGANISATION}/signatories`, payload: { personalNumber: FORMER.personalNumber, name: `${FORMER.givenName} ${FORMER.surname}`, validFrom: '2026-01-01', validTo: '2026-06-30' } });
+    assert.equal(former.statusCode, 201, former.body);
+    assert.equal((await staff({ method: 'PUT', url: `/api/organisations/${ORGANISATION}/signing-rule`, payload: { requiredSignatures: 1 } })).statusCode, 200);
     const power = await staff({ method: 'POST', url: '/api/powers-of-attorney', payload: { holderOrganisationNumber: '5565555553', customerId: ORGANISATION, kind: 'intermediation', validFrom: '2026-01-01' } });
     assert.equal(power.statusCode, 201, power.body);
     const submitted = (await as({
@@ -57,10 +68,16 @@ describe('company signatories of an organisation policyholder', () => {
         premium: { single: '50000.00', monthly: '1000' }, funds: [{ isin: 'SE000DEPA010', percent: 100 }],
         custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
       },
-    })).json() as { applicationId: string; status: string };
-    assert.equal(submitted.status, 'under-review', 'an organisation policyholder is reviewed by staff');
+    })).json() as { applicationId: string; status: string; signCaseId: string };
+    assert.equal(submitted.status, 'awaiting-signature');
+    const signed = await signApplication(as, bankid, submitted.signCaseId);
+    assert.deepEqual(signed.signatories.map((s) => [s.role, s.personalNumber, s.signed]), [['company-signatory', FORMER.personalNumber, true], ['insured', INSURED.personalNumber, true]]);
+    const reviewed = (await as({ method: 'GET', url: `/InsuranceApplication/${submitted.applicationId}` })).json() as { status: string };
+    assert.equal(reviewed.status, 'under-review', 'an organisation policyholder is reviewed by staff');
     assert.equal((await staff({ method: 'POST', url: `/api/applications/${submitted.applicationId}/approve`, payload: { reason: 'company documents checked' } })).statusCode, 200);
     insuranceNumber = ((await as({ method: 'GET', url: `/InsuranceApplication/${submitted.applicationId}` })).json() as { insuranceId: string }).insuranceId;
+    assert.match(insuranceNumber, /^INS-\d+$/);
+    now = new Date('2026-11-27T09:00:00Z');
     const db = gateway.deps.db;
     await db.query(
       `INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
@@ -95,7 +112,7 @@ describe('company signatories of an organisation policyholder', () => {
     return collect(orderRef);
   };
 
-  test('no company signatories registered: refused WITHDRAWAL_NOT_ALLOWED, saying to register them; nothing saved', async () => {
+  test('no company signatories in force (the one of June has left): refused WITHDRAWAL_NOT_ALLOWED, saying to register them; nothing saved', async () => {
     const refused = await requestWithdrawal('5000');
     assert.equal(refused.statusCode, 422);
     const problem = refused.json() as { code: string; errors: { path: string; code: string; message: string }[] };
@@ -105,7 +122,7 @@ describe('company signatories of an organisation policyholder', () => {
   });
 
   test('staff register signatories and the signing rule, every change audited; a revoked or expired one is not in force', async () => {
-    for (const [person, validTo] of [[FIRST, null], [SECOND, null], [THIRD, '2027-12-31'], [FORMER, '2026-06-30']] as const) {
+    for (const [person, validTo] of [[FIRST, null], [SECOND, null], [THIRD, '2027-12-31']] as const) {
       const registered = await staff({ method: 'POST', url: `/api/organisations/${ORGANISATION}/signatories`, payload: { personalNumber: person.personalNumber, name: `${person.givenName} ${person.surname}`, validFrom: '2026-01-01', validTo } });
       assert.equal(registered.statusCode, 201, registered.body);
       assert.equal((registered.json() as { createdBy: string }).createdBy, 'staff:staff');
@@ -114,8 +131,17 @@ describe('company signatories of an organisation policyholder', () => {
     assert.equal(invalid.statusCode, 400);
     assert.match((invalid.json() as { message: string }).message, /personalNumber: a personnummer.*name:.*validFrom: a date/);
 
-    const noRule = await requestWithdrawal('5000');
-    assert.match((noRule.json() as { errors: { message: string }[] }).errors[0]!.message, /no signing rule: set how many company signatories must sign/);
+    // An organisation whose signatory is registered but whose rule is not set cannot sign, so cannot apply.
+    const other = await staff({ method: 'POST', url: `/api/organisations/${WITHOUT_RULE}/signatories`, payload: { personalNumber: FIRST.personalNumber, name: 'Tove Lind', validFrom: '2026-01-01' } });
+    assert.equal(other.statusCode, 201, other.body);
+    const noRule = await as({ method: 'POST', url: '/InsuranceApplication/validation', payload: {
+      productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: WITHOUT_RULE }, insured: { id: INSURED.personalNumber }, premium: { monthly: '1000' },
+      funds: [{ isin: 'SE000DEPA010', percent: 100 }], custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
+    } });
+    assert.equal(noRule.statusCode, 422, noRule.body);
+    const noRuleProblem = noRule.json() as { errors: { path: string; code: string; message: string }[] };
+    assert.deepEqual(noRuleProblem.errors.map((e) => [e.path, e.code]), [['$.policyholder.id', 'APPLICATION_SIGNATORIES_MISSING']]);
+    assert.match(noRuleProblem.errors[0]!.message, /no signing rule: set how many company signatories must sign/);
     assert.equal((await staff({ method: 'PUT', url: `/api/organisations/${ORGANISATION}/signing-rule`, payload: { requiredSignatures: 0 } })).statusCode, 400);
     const ruled = await staff({ method: 'PUT', url: `/api/organisations/${ORGANISATION}/signing-rule`, payload: { requiredSignatures: 2 } });
     assert.equal((ruled.json() as { requiredSignatures: number }).requiredSignatures, 2);
@@ -129,7 +155,7 @@ describe('company signatories of an organisation policyholder', () => {
     assert.equal(register.requiredSignatures, 2);
     assert.equal(register.signatories.length, 5);
     const audit = await gateway.deps.db.query<{ change: string; changed_by: string }>('SELECT change, changed_by FROM company_signatory_changes WHERE organisation_number = $1 ORDER BY id', [ORGANISATION]);
-    assert.deepEqual(audit.rows.map((r) => r.change), ['registered', 'registered', 'registered', 'registered', 'rule-set', 'registered', 'revoked']);
+    assert.deepEqual(audit.rows.map((r) => r.change), ['registered', 'rule-set', 'registered', 'registered', 'registered', 'rule-set', 'registered', 'revoked']);
     assert.ok(audit.rows.every((r) => r.changed_by === 'staff:staff'));
   });
 
