@@ -1,6 +1,7 @@
 /**
  * Staff look at any insurance, on real PostgreSQL and Redis: an individual capital
- * insurance issued through the REST API (no agreement: the person view never finds it)
+ * insurance applied for through the REST API and signed with BankID on the local BankID
+ * server (no agreement: the person view never finds it)
  * with a custody value, a withdrawal request and debit lines is read whole through GET
  * /api/insurances/:number — in one statement, counted on the database handle — and
  * through the console page, which masks the personal identity numbers and is linked
@@ -22,7 +23,8 @@ import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
 import { insertSignCase } from '../src/ledger/sign-cases.repository.ts';
 import { insertWithdrawalRequest } from '../src/ledger/withdrawal-requests.repository.ts';
 import { signatoriesOf, withdrawalSignText } from '../src/core/withdrawal-request.rules.ts';
-import { advisorFirmApi } from './support/bankid.ts';
+import { submitSigned } from './support/application-signing.ts';
+import { advisorFirmApi, startTestBankId, type TestBankId } from './support/bankid.ts';
 import { signInToConsole, type ConsoleSession } from './support/console-session.ts';
 import { createDemoLedgerTemplate, createTestDatabase, FIXED_NOW, startTestGateway, type TestDatabase, type TestGateway } from './support/harness.ts';
 
@@ -50,6 +52,7 @@ function counting(db: Database): { db: Database; statements: string[] } {
 
 describe('staff look at any insurance', () => {
   let template: TestDatabase;
+  let testBankId: TestBankId;
   let database: TestDatabase;
   let handle: Database;
   let statements: string[];
@@ -60,24 +63,23 @@ describe('staff look at any insurance', () => {
 
   beforeAll(async () => {
     template = await createDemoLedgerTemplate();
+    testBankId = await startTestBankId();
     database = await createTestDatabase(template.name);
     const opened = counting(openPostgresDatabase({ url: database.url, max: 4 }));
     handle = opened.db;
     statements = opened.statements;
-    gateway = await startTestGateway({ roles: ['api'], db: handle, database, keepDatabase: true, settings: { api: await advisorFirmApi() } });
+    gateway = await startTestGateway({ roles: ['api'], db: handle, database, keepDatabase: true, settings: { api: await advisorFirmApi(), bankid: await testBankId.settings() } });
     session = await signInToConsole(gateway.http!, 'staff', 'test-password');
     const power = await inject({ method: 'POST', url: '/api/powers-of-attorney', headers: STAFF, payload: { holderOrganisationNumber: '5565555553', customerId: CUSTOMER, kind: 'intermediation', validFrom: '2026-01-01' } });
     assert.equal(power.statusCode, 201, power.body);
     const token = (await inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=client_credentials&client_id=firm&client_secret=firm-secret' })).json() as { access_token: string };
-    const applied = await inject({
-      method: 'POST', url: '/InsuranceApplication', headers: { authorization: `Bearer ${token.access_token}` },
-      payload: {
-        productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: CUSTOMER }, insured: { id: CUSTOMER }, premium: { single: '50000.00', monthly: '1000' },
-        funds: [{ isin: 'SE000DEPA010', percent: 100 }], custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
-      },
+    const firm = (options: InjectOptions) => inject({ ...options, headers: { ...options.headers, authorization: `Bearer ${token.access_token}` } });
+    const applied = await submitSigned<{ applicationId: string; status: string; signCaseId: string; insuranceId: string }>(firm, testBankId.server, '/InsuranceApplication', {
+      productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: CUSTOMER }, insured: { id: CUSTOMER }, premium: { single: '50000.00', monthly: '1000' },
+      funds: [{ isin: 'SE000DEPA010', percent: 100 }], custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
     });
-    assert.equal(applied.statusCode, 201, applied.body);
-    insurance = (applied.json() as { insuranceId: string }).insuranceId;
+    assert.equal(applied.status, 'issued');
+    insurance = applied.insuranceId;
     // What no route makes here: the custodian's report of the account, a withdrawal request and a debit run's lines.
     const account = `DEPA-${insurance.slice('INS-'.length)}`;
     await handle.query(`INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
@@ -100,6 +102,7 @@ describe('staff look at any insurance', () => {
     await handle?.close();
     await database?.drop();
     await template?.drop();
+    await testBankId?.close();
   });
 
   test('an insurance issued through the REST API, whole, in one statement', async () => {
