@@ -99,7 +99,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     roles: options.roles ?? ['worker', 'watch'],
     inline: options.inline ?? false,
     clock: options.clock ?? fixedClock,
-    log: pino({ level: process.env.TEST_LOG ?? 'silent' }),
+    log: options.log ?? pino({ level: process.env.TEST_LOG ?? 'silent' }),
     ...(options.db ? { db: options.db } : {}),
   });
   const folderOf = (id: string) => {

@@ -5,7 +5,7 @@ import type SftpClient from 'ssh2-sftp-client';
 import type { Envelope, IntakePort, IntakeReceipt } from '../envelope.ts';
 import { isTemporaryName } from '../folder.layout.ts';
 import { remoteNameProblem } from './remote-file-name.ts';
-import type { SftpSession, SftpSessionLog } from './sftp-session.ts';
+import { SftpBackoffError, type SftpSession, type SftpSessionLog } from './sftp-session.ts';
 import type { ChannelHealth } from '../channel-health.ts';
 
 /**
@@ -99,6 +99,8 @@ export class RemoteSftpPoller {
   readonly #refusedNames = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
   #polling: Promise<void> | undefined;
+  /** The failure of a poll logged last, until a poll works. */
+  #lastProblem: string | undefined;
   #stopped = false;
 
   constructor(options: RemoteSftpPollerOptions) {
@@ -173,16 +175,34 @@ export class RemoteSftpPoller {
     this.#timer = setTimeout(() => {
       const health = this.#options.health;
       this.#polling = this.pollOnce()
-        .then(() => health?.report({ subject: this.#counterpartyId, channel: 'sftp', state: 'up' }))
-        .catch((error: unknown) => {
-          health?.report({ subject: this.#counterpartyId, channel: 'sftp', state: 'down', detail: error instanceof Error ? error.message : String(error) });
-          this.#options.log.warn({ err: error, counterpartyId: this.#counterpartyId }, 'remote SFTP poll failed; trying again');
+        .then(() => {
+          health?.report({ subject: this.#counterpartyId, channel: 'sftp', state: 'up' });
+          this.#lastProblem = undefined;
         })
+        .catch((error: unknown) => this.#pollFailed(error))
         .finally(() => {
           this.#polling = undefined;
           this.#schedule(this.#options.folders.pollIntervalMs);
         });
     }, delayMs);
+  }
+
+  /**
+   * A failed poll shows the channel down with its cause. A connect failure was logged by
+   * the session (once per kind); any other failure is logged here once until it changes
+   * or a poll works, the repeats at debug.
+   */
+  #pollFailed(error: unknown): void {
+    const cause = error instanceof SftpBackoffError && error.cause instanceof Error ? error.cause : error;
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    this.#options.health?.report({ subject: this.#counterpartyId, channel: 'sftp', state: 'down', detail });
+    const log = this.#options.log;
+    if (this.#options.session.logged(error) || detail === this.#lastProblem) {
+      log.debug({ counterpartyId: this.#counterpartyId, error: detail }, 'remote SFTP poll failed again; trying again');
+      return;
+    }
+    this.#lastProblem = detail;
+    log.warn({ err: error, counterpartyId: this.#counterpartyId }, 'remote SFTP poll failed; trying again, and logging this again only when it changes');
   }
 
   async #take(file: Listed): Promise<void> {

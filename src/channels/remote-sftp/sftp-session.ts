@@ -9,12 +9,17 @@ import { GatewayError } from '../../core/gateway-error.ts';
  *
  * Invariants:
  * - The server is trusted only when its host key's SHA256 fingerprint equals the pinned
- *   one; on a mismatch the handshake is refused and an error naming the counterparty and
- *   both fingerprints is logged. Only key authentication is offered.
+ *   one; on a mismatch the handshake is refused (`SFTP_HOST_KEY_MISMATCH`, naming the
+ *   counterparty and both fingerprints). Only key authentication is offered.
  * - One connection, opened on first use and reused until it breaks. A connect that
  *   fails makes the next attempts wait with exponential backoff (`backoffMs` doubling
- *   up to `maxBackoffMs`, with jitter); until then `run` fails at once, without a
- *   network round trip. A connection lost after it was up is reopened on next use.
+ *   up to `maxBackoffMs`, ±25 % jitter); until then `run` fails at once with
+ *   SftpBackoffError, without a network round trip. A connection lost after it was up
+ *   is reopened on next use.
+ * - A failed connect is logged once per kind of failure (a host key, a socket error
+ *   code, a message), without a stack, until the kind changes or a connect works; the
+ *   repeats are logged at debug. A server that stays wrong is one log line, not one a
+ *   poll. `logged(error)` tells callers that an error of `run` was logged here already.
  * - No operation waits longer than `timeoutMs`: one that does drops the connection
  *   (its pending requests fail with it) and throws.
  */
@@ -49,6 +54,14 @@ export interface SftpSessionOptions {
   readonly maxBackoffMs?: number;
 }
 
+/**
+ * What `run` throws while the backoff after a failed connect lasts: no attempt was
+ * made. `cause` is the failure that began the wait.
+ */
+export class SftpBackoffError extends Error {
+  override readonly name = 'SftpBackoffError';
+}
+
 /** The SHA256 fingerprint of an SSH public key blob, in ssh-keygen's notation. */
 export function sha256Fingerprint(keyBlob: Uint8Array): string {
   return `SHA256:${createHash('sha256').update(keyBlob).digest('base64').replace(/=+$/, '')}`;
@@ -64,8 +77,12 @@ export class SftpSession {
   #connecting: Promise<SftpClient> | undefined;
   #failures = 0;
   #notBefore = 0;
-  /** Why the last connection attempt failed, told with every refusal until the next attempt. */
-  #lastFailure = '';
+  /** The last connection attempt's failure, the cause of every refusal until the next attempt. */
+  #lastFailure: Error | undefined;
+  /** The kind of failure logged last (undefined: none since the last connect that worked). */
+  #loggedKind: string | undefined;
+  /** Errors `run` threw that were logged here already (connect failures and refusals). */
+  readonly #logged = new WeakSet<object>();
   #closed = false;
 
   constructor(options: SftpSessionOptions) {
@@ -100,6 +117,11 @@ export class SftpSession {
     }
   }
 
+  /** Whether `error`, thrown by `run`, is a connect failure (or a refusal during backoff) that was logged here. */
+  logged(error: unknown): boolean {
+    return typeof error === 'object' && error !== null && this.#logged.has(error);
+  }
+
   /** Ends the connection; later calls to `run` fail. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -114,7 +136,9 @@ export class SftpSession {
     if (this.#connecting) return this.#connecting;
     const waitMs = this.#notBefore - Date.now();
     if (waitMs > 0) {
-      return Promise.reject(new Error(`${this.#where()} is unreachable (${this.#lastFailure}); next connection attempt in ${waitMs} ms`));
+      const refusal = new SftpBackoffError(`${this.#where()} is unreachable (${this.#lastFailure?.message}); next connection attempt in ${waitMs} ms`, { cause: this.#lastFailure });
+      this.#logged.add(refusal);
+      return Promise.reject(refusal);
     }
     this.#connecting = this.#connect().finally(() => (this.#connecting = undefined));
     return this.#connecting;
@@ -141,10 +165,6 @@ export class SftpSession {
           const presented = sha256Fingerprint(key);
           if (presented === hostKeySha256) return true;
           mismatch = presented;
-          this.#log.error(
-            { counterpartyId: this.counterpartyId, host, port, pinned: hostKeySha256, presented },
-            `refusing ${this.#where()} for counterparty ${this.counterpartyId}: its host key ${presented} is not the pinned ${hostKeySha256}`,
-          );
           return false;
         },
       });
@@ -152,26 +172,54 @@ export class SftpSession {
       await client.end().catch(() => undefined);
       this.#failures += 1;
       const delay = Math.min(this.#maxBackoffMs, this.#backoffMs * 2 ** (this.#failures - 1));
-      this.#notBefore = Date.now() + Math.round(delay * (0.75 + Math.random() * 0.5));
-      this.#lastFailure = error instanceof Error ? error.message : String(error);
-      if (mismatch !== undefined) {
-        throw new GatewayError('SFTP_HOST_KEY_MISMATCH', `${this.#where()} presented ${mismatch}; ${hostKeySha256} is pinned for ${this.counterpartyId}.`, {
+      const waitMs = Math.round(delay * (0.75 + Math.random() * 0.5));
+      this.#notBefore = Date.now() + waitMs;
+      const failure = mismatch === undefined
+        ? (error instanceof Error ? error : new Error(String(error)))
+        : new GatewayError('SFTP_HOST_KEY_MISMATCH', `${this.#where()} presented ${mismatch}; ${hostKeySha256} is pinned for ${this.counterpartyId}.`, {
           cause: error,
           details: { counterpartyId: this.counterpartyId, pinned: hostKeySha256, presented: mismatch },
         });
-      }
-      this.#log.warn({ err: error, counterpartyId: this.counterpartyId, retryInMs: delay, failures: this.#failures }, `cannot connect to ${this.#where()}`);
-      throw error;
+      this.#lastFailure = failure;
+      this.#logFailure(failure, mismatch, waitMs);
+      throw failure;
     }
     if (this.#closed) {
       await client.end().catch(() => undefined);
       throw new Error(`the SFTP session to ${this.#where()} is closed`);
     }
-    if (this.#failures > 0) this.#log.info({ counterpartyId: this.counterpartyId }, `connected to ${this.#where()} again`);
+    if (this.#failures > 0) this.#log.info({ counterpartyId: this.counterpartyId, failures: this.#failures }, `connected to ${this.#where()} again`);
     this.#failures = 0;
+    this.#loggedKind = undefined;
+    this.#lastFailure = undefined;
     this.#notBefore = 0;
     this.#client = client;
     return client;
+  }
+
+  /**
+   * One line per kind of failure until it changes (a host-key mismatch at error: it
+   * needs a person; anything else at warn), the repeats at debug; never a stack.
+   */
+  #logFailure(failure: Error, presented: string | undefined, retryInMs: number): void {
+    const code = (failure.cause as { code?: unknown } | undefined)?.code ?? (failure as { code?: unknown }).code;
+    const kind = presented !== undefined ? `host key ${presented}` : typeof code === 'string' ? code : failure.message;
+    const fields = { counterpartyId: this.counterpartyId, host: this.#endpoint.host, port: this.#endpoint.port, failures: this.#failures, retryInMs };
+    this.#logged.add(failure);
+    if (kind === this.#loggedKind) {
+      this.#log.debug({ ...fields, error: failure.message }, `still cannot connect to ${this.#where()}`);
+      return;
+    }
+    this.#loggedKind = kind;
+    if (presented !== undefined) {
+      this.#log.error(
+        { ...fields, pinned: this.#endpoint.hostKeySha256, presented },
+        `refusing ${this.#where()} for counterparty ${this.counterpartyId}: its host key ${presented} is not the pinned ${this.#endpoint.hostKeySha256}; ` +
+          'trying again with backoff up to a minute, and logging this again only when it changes',
+      );
+    } else {
+      this.#log.warn({ ...fields, error: failure.message }, `cannot connect to ${this.#where()}: ${failure.message}; trying again with backoff up to a minute, and logging this again only when it changes`);
+    }
   }
 
   /** Forgets a broken connection (once); the next `run` opens a new one. */
