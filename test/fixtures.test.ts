@@ -30,11 +30,13 @@ const catalogue = new Catalogue();
 const paymentOrders = PaymentOrderSchema.load(PaymentOrderSchema.fileIn(join(PROJECT_ROOT, 'schemas')));
 /**
  * Documents the gateway only sends (no handler, no response): their fixtures are checked
- * against the schema alone — DebitAccounts against the catalogue's, the insurer's payment
- * orders (ISO 20022 pain.001.001.03, a namespace of its own) against theirs.
+ * against the schema alone — DebitAccounts and EngagementResponse (a direct query's XML
+ * answer) against the catalogue's, the insurer's payment orders (ISO 20022
+ * pain.001.001.03, a namespace of its own) against theirs.
  */
 const OUTGOING_TYPES: ReadonlyMap<string, (text: string) => unknown[]> = new Map([
   ['DebitAccounts', (text: string) => schemas.validate(text, 'DebitAccounts')],
+  ['EngagementResponse', (text: string) => schemas.validate(text, 'EngagementResponse')],
   ['pain.001.001.03', (text: string) => paymentOrders.validate(text)],
 ]);
 

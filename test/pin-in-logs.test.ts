@@ -22,7 +22,7 @@ import { freePort, runCli, writeConfigFile, type GatewayProcess } from './suppor
 
 const FIXTURES = join(PROJECT_ROOT, 'fixtures');
 /** Documents the gateway only sends: nobody sends them in. */
-const OUTGOING_TYPES: ReadonlySet<string> = new Set(['DebitAccounts', 'pain.001.001.03']);
+const OUTGOING_TYPES: ReadonlySet<string> = new Set(['DebitAccounts', 'EngagementResponse', 'pain.001.001.03']);
 
 /** A date of birth (or coordination day, +60) and four digits, with or without the century and hyphen. */
 const TWELVE_DIGITS = /(?<!\d)((?:19|20)\d\d(?:0[1-9]|1[0-2])(?:[0-2]\d|3[01]|[6-8]\d|9[01]))-?(\d{4})(?!\d)/g;

@@ -169,13 +169,13 @@ describe('REST API', () => {
     const description = (await inject({ url: '/openapi.json' })).json() as { openapi: string; paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>; components: { schemas: Record<string, unknown> } };
     assert.equal(description.openapi, '3.1.0');
     assert.deepEqual(Object.keys(description.paths).sort(), [
-      '/Advisor/{advisorcode}', '/Customer/{customerNumber}/WithdrawalAccount', '/Customer/{customerNumber}/WithdrawalInformation',
+      '/Advisor/{advisorcode}', '/Customer/{customerNumber}/WithdrawalAccount', '/DirectQuery/{customerId}', '/Customer/{customerNumber}/WithdrawalInformation',
       '/Customer/{id}/InsuranceApplications', '/Document/{id}', '/Insurance/payoutrequest/{id}', '/Insurance/{insuranceNumber}/payoutrequest',
       '/Insurance/withdrawalrequest', '/Insurance/withdrawalrequest/{id}',
       '/Insurance/withdrawalrequest/{id}/receipt', '/Insurance/{insuranceNumber}/withdrawalInformation', '/InsuranceApplication', '/InsuranceApplication/validation',
       '/InsuranceApplication/{id}', '/InsuranceApplication/{id}/Receipt', '/PlanApplication', '/PlanApplication/validation', '/PlanApplication/{id}',
       '/PlanApplication/{id}/Receipt', '/Product', '/Product/{id}/Funds', '/Product/{id}/document', '/SignCase/{id}', '/SignCase/{id}/Collect',
-      '/SignCase/{id}/Sign', '/oauth/token',
+      '/SignCase/{id}/Link', '/SignCase/{id}/Link/revoke', '/SignCase/{id}/Sign', '/oauth/token',
     ].sort());
     assert.equal((await inject({ url: '/openapi' })).statusCode < 400, true, 'the reference page');
 

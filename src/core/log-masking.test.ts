@@ -93,3 +93,10 @@ test("the signing page's link token is dropped from a /sign/ path, wherever it s
   }
   assert.equal(maskLogLine('/SignCase/SC-1/Sign?t=1 and /console/messages?t=2'), '/SignCase/SC-1/Sign?t=1 and /console/messages?t=2');
 });
+
+test("a direct query's customer is masked to its first six digits, a personnummer or an organisation number; the word elsewhere changes nothing", () => {
+  assert.equal(maskLogLine('{"url":"/DirectQuery/5561234567","statusCode":200}'), '{"url":"/DirectQuery/556123****","statusCode":200}');
+  assert.equal(maskLogLine('{"url":"/DirectQuery/197001011233"}'), '{"url":"/DirectQuery/197001****"}');
+  assert.equal(maskLogLine('GET /directquery/5561234567?x=1'), 'GET /directquery/556123****?x=1');
+  assert.equal(maskLogLine('{"msg":"DirectQuery answered","customers":1}'), '{"msg":"DirectQuery answered","customers":1}');
+});

@@ -5,7 +5,7 @@ import { maskPersonalIdentityNumbers } from './identifiers.ts';
  * tokens and bank account numbers. Every line the gateway logs passes through
  * `maskLogLine` as written, so it is pure and cheap: the rules run only on a line that
  * holds a word one of them needs (`access_token`, `bearer`, `authorization`, `eyJ`,
- * `/sign/`, `withdrawal`, `accountNumber`), found with one test, and what a rule writes keeps a
+ * `/sign/`, `withdrawal`, `accountNumber`, `DirectQuery`), found with one test, and what a rule writes keeps a
  * JSON line valid JSON.
  *
  * - Access tokens are dropped, whatever carries them: an `access_token` query parameter
@@ -19,6 +19,10 @@ import { maskPersonalIdentityNumbers } from './identifiers.ts';
  *   masked to their clearing number (`5000*******`): enough to see which bank, not
  *   enough to pay to. Other numbers (message ids, amounts, insurance and custody
  *   account numbers such as `INS-200001` or `DEPA-100001`, organisation numbers) stay.
+ * - The customer a direct query asks about (`/DirectQuery/{customerId}`, a personnummer
+ *   or an organisation number) is masked to its first six digits
+ *   (`/DirectQuery/556123****`): whose engagement was read is in the record of direct
+ *   queries, for staff, not in the log.
  */
 
 /** What a token, or an authorization header's credentials, is replaced with. */
@@ -65,6 +69,7 @@ const JWT = /\beyJ[\w-]{8,}\.[\w-]+\.[\w-]*/g;
 const SIGN_LINK_TOKEN = /(\/sign\/[^?#\s"'\\]*\?(?:[^#\s"'\\]*?&)?t(?:=|%3D))[^&#\s"'\\]*/gi;
 const ACCOUNT_IN_PATH = /(\/customer\/)([^/?#\s"\\]+)(?=\/withdrawal(?:account|information)\b)/gi;
 const ACCOUNT_NUMBER_MEMBER = /(account_?number\\?"?\s*[:=]\s*\\?"?)(\d{4}(?:[ -]?\d)+)/gi;
+const CUSTOMER_IN_DIRECT_QUERY = /(\/directquery\/)(\d{6})[-+]?\d+/gi;
 
 /** The text with every access token dropped (`access_token=[dropped]`, `Bearer [dropped]`, `/sign/SC-1?t=[dropped]`). */
 export function dropAccessTokens(text: string): string {
@@ -83,14 +88,20 @@ export function maskBankAccounts(text: string): string {
     .replace(ACCOUNT_NUMBER_MEMBER, (_match, name: string, account: string) => `${name}${maskBankAccountNumber(account)}`);
 }
 
+/** The text with the customer of each direct query path masked to its first six digits. */
+export function maskDirectQueryCustomers(text: string): string {
+  return text.replace(CUSTOMER_IN_DIRECT_QUERY, '$1$2****');
+}
+
 /**
  * The words the rules need. A line without any (nearly every line) costs one test of
  * `TOKEN_OR_ACCOUNT`, about half what masking its personal identity numbers costs;
  * running the rules costs ten times that (bench/log-masking.ts).
  */
-const TOKEN_OR_ACCOUNT = /access_token|bearer|authorization|eyJ|\/sign\/|withdrawal|account_?number/i;
+const TOKEN_OR_ACCOUNT = /access_token|bearer|authorization|eyJ|\/sign\/|withdrawal|account_?number|directquery/i;
 const TOKEN = /access_token|bearer|authorization|eyJ|\/sign\//i;
 const ACCOUNT = /withdrawal|account_?number/i;
+const DIRECT_QUERY = /directquery/i;
 
 /**
  * A log line as it may be written: tokens dropped, bank accounts masked to their
@@ -103,6 +114,7 @@ export function maskLogLine(line: string): string {
   if (TOKEN_OR_ACCOUNT.test(text)) {
     if (TOKEN.test(text)) text = dropAccessTokens(text);
     if (ACCOUNT.test(text)) text = maskBankAccounts(text);
+    if (DIRECT_QUERY.test(text)) text = maskDirectQueryCustomers(text);
   }
   return maskPersonalIdentityNumbers(text);
 }

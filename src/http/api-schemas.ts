@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { ENGAGEMENT_SCHEMA } from './engagement.schema.ts';
 
 /**
  * The JSON schemas shared by the REST API's routes. They validate requests, shape
@@ -342,6 +343,7 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
       },
     },
   });
+  add({ ...ENGAGEMENT_SCHEMA });
   add({
     $id: 'CustomerApplication',
     type: 'object',

@@ -22,6 +22,7 @@ import { withConfiguredRates } from '../core/charges/yield-tax-rates.ts';
 import { registerWithdrawalRequestRoutes } from './withdrawal-requests.routes.ts';
 import { registerPayoutRequestRoutes } from './payout-requests.routes.ts';
 import { registerSignCaseRoutes } from './sign-cases.routes.ts';
+import { registerDirectQueryRoutes } from './direct-query.routes.ts';
 import type { SignCaseSigning } from '../pipeline/sign-case-signing.ts';
 
 /**
@@ -83,6 +84,7 @@ export async function registerRestApi(app: FastifyInstance, options: RestApiOpti
       await registerWithdrawalInformationRoutes(authenticated, { db: options.db, clock, yieldTaxRates: withConfiguredRates(options.config.charges.yieldTaxRates) });
       await registerWithdrawalRequestRoutes(authenticated, { db: options.db, clock, yieldTaxRates: withConfiguredRates(options.config.charges.yieldTaxRates) });
       await registerPayoutRequestRoutes(authenticated, { db: options.db, clock });
+      await registerDirectQueryRoutes(authenticated, { db: options.db, clock, parties: options.config });
       await registerSignCaseRoutes(authenticated, {
         db: options.db, clock, signing: options.signing, links: { lifetimeHours: options.config.signingPage.linkLifetimeHours, baseUrl: options.signingPageBaseUrl },
       });

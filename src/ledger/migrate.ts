@@ -40,6 +40,7 @@ import * as signLinks from './migrations/0039-sign-links.ts';
 import * as mailMessagesByExternalId from './migrations/0040-mail-messages-by-external-id.ts';
 import * as applicationSigning from './migrations/0041-application-signing.ts';
 import * as custodiansFirstSeen from './migrations/0042-custodians-first-seen.ts';
+import * as directQueries from './migrations/0043-direct-queries.ts';
 
 export interface Migration {
   readonly version: number;
@@ -90,6 +91,7 @@ export const MIGRATIONS: readonly Migration[] = [
   mailMessagesByExternalId,
   applicationSigning,
   custodiansFirstSeen,
+  directQueries,
 ];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */
