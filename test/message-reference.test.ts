@@ -26,6 +26,14 @@ test('the reference lists every registered request type with its fields', () => 
   assert.match(reference, /\| Header \| \[RequestHeader\]\(#requestheader\) \| 1 \|/);
 });
 
+test('the reference lists the documents the gateway writes, with their fields', () => {
+  const reference = referenceOfCatalogue(SCHEMAS);
+  assert.match(reference, /^## Documents the gateway writes$/m);
+  for (const document of ['DebitAccounts', 'EngagementResponse']) assert.match(reference, new RegExp(`^## ${document}$`, 'm'));
+  assert.match(reference, /\| Insurance\/InsuranceType \| `xs:string` \(one of `K`, `P`, `T`\) \| 1 \|/);
+  assert.match(reference, /Schema: `schemas\/EngagementResponse\.xsd`\. Sent to an advisor firm/);
+});
+
 function undocumented(model: SchemaModel): string[] {
   const missing: string[] = [];
   const visitGroup = (group: ModelGroup, path: string) => {

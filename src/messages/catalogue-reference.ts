@@ -1,13 +1,19 @@
 import { Catalogue } from './catalogue.ts';
-import { renderMessageReference } from './message-reference.ts';
+import { renderMessageReference, type OutgoingEntry } from './message-reference.ts';
 import { loadSchemaModel } from './schema-model.ts';
 
-/** The message reference of every registered request type, in family then name order. */
+/** The documents the gateway writes that answer no request of the catalogue. */
+export const OUTGOING_DOCUMENTS: readonly OutgoingEntry[] = [
+  { document: 'DebitAccounts', sentTo: 'a custodian, over its channel, by each debit run and payout month (docs/architecture.md)' },
+  { document: 'EngagementResponse', sentTo: 'an advisor firm holding a power of attorney on the customer, as the answer to a direct query over the REST API (docs/direct-query.md)' },
+];
+
+/** The message reference of every registered request type, in family then name order, and of the documents the gateway writes. */
 export function referenceOfCatalogue(schemaFolder: string, catalogue = new Catalogue()): string {
   const entries = catalogue.names
     .map((name) => catalogue.get(name))
     .filter((type) => type !== undefined)
     .map((type) => ({ request: type.name, response: type.responseName, family: type.family }))
     .sort((a, b) => a.family.localeCompare(b.family) || a.request.localeCompare(b.request));
-  return renderMessageReference(loadSchemaModel(schemaFolder), entries);
+  return renderMessageReference(loadSchemaModel(schemaFolder), entries, OUTGOING_DOCUMENTS);
 }

@@ -14,7 +14,13 @@ export interface ReferenceEntry {
   readonly family: string;
 }
 
-export function renderMessageReference(model: SchemaModel, entries: readonly ReferenceEntry[]): string {
+/** A document the gateway writes that answers no request of the catalogue: to whom it goes, and how. */
+export interface OutgoingEntry {
+  readonly document: string;
+  readonly sentTo: string;
+}
+
+export function renderMessageReference(model: SchemaModel, entries: readonly ReferenceEntry[], outgoing: readonly OutgoingEntry[] = []): string {
   const out: string[] = [
     '# Message reference',
     '',
@@ -39,6 +45,19 @@ export function renderMessageReference(model: SchemaModel, entries: readonly Ref
     out.push('', `## ${entry.request}`, '', element.documentation ?? '', '');
     if (element.fileComment) out.push(`${element.fileComment}`, '');
     out.push(`Schema: \`schemas/${element.file}\`. Answered with \`${entry.response}\`.`, '');
+    out.push(...fieldTable(model, element));
+  }
+  if (outgoing.length > 0) {
+    out.push('', '## Documents the gateway writes', '', 'Documents the gateway sends, or answers with, that are not the response to a request above.', '');
+    out.push('| Document | Sent to | What it is |', '|---|---|---|');
+    for (const entry of outgoing) out.push(`| [${entry.document}](#${anchor(entry.document)}) | ${cell(entry.sentTo)} | ${cell(model.elements.get(entry.document)?.documentation ?? '')} |`);
+  }
+  for (const entry of outgoing) {
+    const element = model.elements.get(entry.document);
+    if (!element) throw new Error(`the reference names ${entry.document}, but no schema declares it`);
+    out.push('', `## ${entry.document}`, '', element.documentation ?? '', '');
+    if (element.fileComment) out.push(`${element.fileComment}`, '');
+    out.push(`Schema: \`schemas/${element.file}\`. Sent to ${entry.sentTo}.`, '');
     out.push(...fieldTable(model, element));
   }
   out.push('', '## Responses', '');
