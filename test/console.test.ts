@@ -20,6 +20,8 @@ import { recordSetAsideMail } from '../src/ledger/mail-set-aside.repository.ts';
 import { recordReportArrival } from '../src/ledger/report-deadlines.repository.ts';
 import { FIXED_NOW } from './support/harness.ts';
 import { hashSecret } from '../src/config/secret-hash.ts';
+import { submitSigned } from './support/application-signing.ts';
+import { startTestBankId, type TestBankId } from './support/bankid.ts';
 import type { MailSender, OutgoingMail } from '../src/channels/mail/mail-sender.ts';
 import { parseBankAccount } from '../src/core/bank-account.ts';
 import { signatoriesOf, withdrawalSignText } from '../src/core/withdrawal-request.rules.ts';
@@ -33,6 +35,7 @@ const form = 'application/x-www-form-urlencoded';
 
 describe('staff console', () => {
   let gateway: TestGateway;
+  let testBankId: TestBankId;
   let operator: ConsoleSession;
   let viewer: ConsoleSession;
   const inject = (options: InjectOptions) => gateway.http!.inject(options);
@@ -51,19 +54,24 @@ describe('staff console', () => {
   }
 
   beforeAll(async () => {
+    testBankId = await startTestBankId();
     gateway = await startTestGateway({
       roles: ['api', 'worker'],
       settings: {
         staff: { users: [{ username: 'olga', password: 'operator-password' }, { username: 'vera', password: 'viewer-password', role: 'viewer' }] },
         workers: { reconcileEveryMs: 60_000, reconcileAfterMs: 60_000 },
-        // The demo advisor firm, to submit the insurance applications the review lists show.
+        // The demo advisor firm, to submit the insurance applications the review lists show, and BankID to sign them.
         api: { clients: [{ id: 'firm', kind: 'advisor-firm', organisationNumber: '5565555553', secretHash: await hashSecret('firm-secret') }] },
+        bankid: await testBankId.settings(),
       },
     });
     operator = await signInToConsole(gateway.http!, 'olga', 'operator-password');
     viewer = await signInToConsole(gateway.http!, 'vera', 'viewer-password');
   });
-  afterAll(() => gateway.destroy());
+  afterAll(async () => {
+    await gateway?.destroy();
+    await testBankId?.close();
+  });
 
   test('signing in sets an HttpOnly, SameSite=Strict session cookie and goes back to the page asked for; a wrong password does not', async () => {
     const wrong = await postSignIn(gateway.http!, 'olga', 'not-the-password');
@@ -286,8 +294,8 @@ describe('staff console', () => {
     const later = await db.transaction((tx) => recordPayoutCanBegin(tx, '2041-07-15', new Date('2026-11-22T07:00:00Z')));
     assert.deepEqual(later.map((notice) => notice.insuranceNumber), ['INS-100005']);
 
-    // Two insurance applications from the demo firm, both above the single premium that needs a review (and so with
-    // their notices to the advisor and the policyholder); the second approved by staff and so issued.
+    // Two insurance applications from the demo firm, signed by Anna, both above the single premium that needs a review (and so
+    // with their notices to the advisor and the policyholder); the second approved by staff and so issued.
     const token = await inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': form }, payload: 'grant_type=client_credentials&client_id=firm&client_secret=firm-secret' });
     const bearer = `Bearer ${(token.json() as { access_token: string }).access_token}`;
     const application = {
@@ -296,10 +304,9 @@ describe('staff console', () => {
       custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
     };
     const submit = async (body: object) => {
-      const answer = await inject({ method: 'POST', url: '/InsuranceApplication', headers: { authorization: bearer }, payload: body });
-      assert.equal(answer.statusCode, 201, answer.body);
-      const saved = answer.json() as { applicationId: string; status: string };
-      assert.equal(saved.status, 'under-review');
+      const saved = await submitSigned<{ applicationId: string; status: string; signCaseId: string }>(
+        (options) => inject({ ...options, headers: { ...options.headers, authorization: bearer } }), testBankId.server, '/InsuranceApplication', body);
+      assert.equal(saved.status, 'under-review', JSON.stringify(saved));
       return saved.applicationId;
     };
     const waiting = await submit({ ...application, policyholder: { id: ANNA, email: ANNA_MAIL } });
