@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- rest`: GET /InsuranceApplication/{id} through the gateway's REST
- * API (bearer token verified, the access policy asked, the application and its
- * history read, the answer serialised by its schema) against a bare Fastify + pg
+ * API (bearer token verified, the access policy asked, the application, its sign case
+ * and its history read, the answer serialised by its schema) against a bare Fastify + pg
  * primary-key lookup on the same table (bench/bare-lookup.server.ts), both driven by
  * autocannon from this process at BENCH_CONNECTIONS (100) for BENCH_SECONDS (10) each,
  * after a warm-up of BENCH_WARMUP_SECONDS (3), in BENCH_ROUNDS (2) interleaved rounds.
@@ -12,6 +12,11 @@
  * `api.limits.concurrentRequests` (8) requests in flight; their rate limit is set out of
  * the way, so every request is served and the limiter's bookkeeping is measured with it. Prints both figures and the ratio, and for each round the CPU a
  * request cost the server, PostgreSQL and autocannon; every answer must be 200.
+ *
+ * The application read is an issued one, as most are: submitted, then signed by its
+ * policyholder through the sign case (Sign, Collect) with the gateway's BankID adapter
+ * speaking mutual TLS to the local BankID server this process starts, the person's
+ * approval played through its control API, before anything is measured.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
@@ -23,6 +28,8 @@ import autocannon from 'autocannon';
 import { hashSecret } from '../src/config/secret-hash.ts';
 import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import { buildIsCurrent } from '../bin/build-state.js';
+import { startBankIdTestServer, type BankIdTestServer } from '../src/bankid/bankid-test-server.ts';
+import type { LocalPerson } from '../src/bankid/local-bankid-orders.ts';
 import { CpuSampler, type CpuFigures } from './cpu-sampler.ts';
 import { calibrate, machine } from './report.ts';
 import { createDatabase, envNumber, freePort, REDIS_URL, runBenchmark, runMigrate, startGateway, writeConfig } from './support.ts';
@@ -36,6 +43,8 @@ const settings = {
   clients: Math.round(envNumber('BENCH_CLIENTS', 25)),
 };
 const log = (text: string) => process.stdout.write(`[bench rest] ${text}\n`);
+/** The demo's Anna Andersson, policyholder and insured of the application read. */
+const ANNA: LocalPerson = { personalNumber: '197001011233', givenName: 'Anna', surname: 'Andersson' };
 
 interface Figures { requestsPerSecond: number; p50: number; p99: number; non2xx: number; errors: number; requests: number; cpu?: CpuFigures }
 
@@ -76,10 +85,12 @@ await runBenchmark('rest', async (resources) => {
   const port = await freePort();
   const barePort = await freePort();
   resources.prefix = `dgbenchrest${process.pid}`;
+  const bankid = await startBankIdTestServer({ certificateDir: join(resources.temp, 'bankid-test'), people: [ANNA] });
   const secret = 'bench-firm-secret';
   const config = await writeConfig(resources.temp, {
     demo: true, dataDir: join(resources.temp, 'data'), port, logLevel: 'warn', databaseUrl: resources.database.url, redisUrl: REDIS_URL, queuePrefix: resources.prefix,
     counterparties: [{ id: 'demo-custodian', name: 'Demo Custodian AB', organisationNumber: '5560000001', role: 'custodian', messageTypes: ['custodian-reporting'] }],
+    bankid: bankid.settings,
     api: {
       tokenRequestsPerMinute: 1000,
       clients: await Promise.all(Array.from({ length: settings.clients }, async (_, index) => ({
@@ -89,7 +100,8 @@ await runBenchmark('rest', async (resources) => {
     },
   });
   runMigrate(config);
-  resources.gateway = await startGateway(config, port);
+  // Three minutes to be ready: a start on two shared cores under other work can take over one.
+  resources.gateway = await startGateway(config, port, 180_000);
   // A source saved after the build (someone else editing the tree) makes the gateway run its
   // sources through tsx, which costs a request several times its own work.
   if (!buildIsCurrent(PROJECT_ROOT)) log('WARNING: a source changed after the build, so the gateway may run its sources through tsx: these figures are not of the compiled build');
@@ -97,16 +109,8 @@ await runBenchmark('rest', async (resources) => {
   const tokens = await Promise.all(Array.from({ length: settings.clients }, async (_, index) => ((await (await fetch(`${base}/oauth/token`, {
     method: 'POST', headers: { authorization: `Basic ${Buffer.from(`bench-firm-${index}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials',
   })).json()) as { access_token: string }).access_token));
-  const token = tokens[0]!;
-  const submitted = await fetch(`${base}/InsuranceApplication`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: '197001011233' }, insured: { id: '197001011233' }, premium: { monthly: '1000' },
-      funds: [{ isin: 'SE000DEPA010', percent: 100 }], custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
-    }),
-  });
-  if (submitted.status !== 201) throw new Error(`the application was not accepted: ${submitted.status} ${await submitted.text()}`);
-  const { applicationId } = (await submitted.json()) as { applicationId: string };
+  const applicationId = await issuedApplication(base, tokens[0]!, bankid).finally(() => bankid.close());
+  log(`application ${applicationId} submitted, signed by the policyholder and issued`);
 
   const bare: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'bare-lookup.server.ts')], {
     env: { ...process.env, DATABASE_URL: resources.database.url, PORT: String(barePort) }, stdio: ['ignore', 'pipe', 'inherit'],
@@ -145,3 +149,31 @@ await runBenchmark('rest', async (resources) => {
     bare.kill('SIGTERM');
   }
 });
+
+/**
+ * Submits Anna's application, has her sign it (Sign; she approves at the local BankID
+ * server; Collect) and checks that it was issued: its id.
+ */
+async function issuedApplication(base: string, token: string, bankid: BankIdTestServer): Promise<string> {
+  const call = async (method: 'GET' | 'POST', path: string, body?: object) => {
+    const response = await fetch(`${base}${path}`, {
+      method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    if (response.status !== 200 && response.status !== 201) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  const submitted = await call('POST', '/InsuranceApplication', {
+    productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: ANNA.personalNumber }, insured: { id: ANNA.personalNumber }, premium: { monthly: '1000' },
+    funds: [{ isin: 'SE000DEPA010', percent: 100 }], custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
+  });
+  const { applicationId, signCaseId, status } = submitted as { applicationId: string; signCaseId: string; status: string };
+  if (status !== 'awaiting-signature') throw new Error(`the application was not awaiting signature: ${JSON.stringify(submitted)}`);
+  const { orderRef } = await call('POST', `/SignCase/${signCaseId}/Sign`, { role: 'policyholder', personalNumber: ANNA.personalNumber, endUserIp: '127.0.0.1' }) as { orderRef: string };
+  bankid.control.signThrough(orderRef, ANNA);
+  const collected = await call('POST', `/SignCase/${signCaseId}/Collect`, { orderRef });
+  if (collected.status !== 'complete') throw new Error(`the signature was not collected: ${JSON.stringify(collected)}`);
+  const read = await call('GET', `/InsuranceApplication/${applicationId}`) as { status: string };
+  if (read.status !== 'issued') throw new Error(`the signed application was not issued: ${JSON.stringify(read)}`);
+  return applicationId;
+}
