@@ -7,7 +7,8 @@
  * started first, and mails customer service one copy saying how each was told. The
  * letters are the print queue of the staff API, the console and the CLI. Each insured is
  * told once: a later check sends nothing, and a run that crashed before its commit sends
- * the same mail (the same Message-ID) again.
+ * the same mail (the same Message-ID) again. The insurances are applied for through the
+ * REST API and signed by their policyholders with BankID on the local BankID server.
  */
 import { afterAll, beforeAll, describe, test } from '@jest/globals';
 import assert from 'node:assert/strict';
@@ -24,7 +25,8 @@ import { runDuePeriods } from '../src/pipeline/calendar.scheduler.ts';
 import { listPayoutNotices, mailPayoutNotices, payoutNoticeJob } from '../src/pipeline/payout-notices.job.ts';
 import { schedulePayout } from '../src/pipeline/payout-run.ts';
 import { payoutStartJob } from '../src/pipeline/payout-start.job.ts';
-import { advisorFirmApi } from './support/bankid.ts';
+import { submitSigned } from './support/application-signing.ts';
+import { advisorFirmApi, startTestBankId, type TestBankId } from './support/bankid.ts';
 import { signInToConsole } from './support/console-session.ts';
 import { startTestGateway, testSettings, type TestGateway, type TestGatewayOptions } from './support/harness.ts';
 import { runCliToEnd, writeConfigFile } from './support/processes.ts';
@@ -36,6 +38,17 @@ const TOVE = '198506152381';
 const NILS = '197905202383';
 const GONE = 'gone@mail.example';
 const PINS = [EBBE, TOVE, NILS, '198002021239', '199003031235'];
+
+/** What the status answer of a signed application tells. */
+interface Issued { applicationId: string; status: string; signCaseId: string; insuranceId: string }
+
+let testBankId: TestBankId;
+beforeAll(async () => {
+  testBankId = await startTestBankId();
+});
+afterAll(async () => {
+  await testBankId?.close();
+});
 
 const ENGINES: ReadonlyArray<readonly [string, TestGatewayOptions]> = [['the embedded database', { embedded: true }], ['PostgreSQL', {}]];
 
@@ -57,6 +70,7 @@ describe.each(ENGINES)('payout notices on %s', (_engine, engine) => {
         api: await advisorFirmApi(),
         mail: { smtp: { host: sink.host, port: sink.port, from: 'gateway@insurer.example', timeoutMs: 5000 } },
         notifications: { operationsAddress: 'operations@insurer.example', customerServiceAddress: CUSTOMER_SERVICE },
+        bankid: await testBankId.settings(),
       },
     });
     mailSender = createSmtpSender(gateway.config.mail.smtp!);
@@ -66,14 +80,12 @@ describe.each(ENGINES)('payout notices on %s', (_engine, engine) => {
       ['tove', { id: TOVE }, { id: TOVE }],
       ['nils', { id: NILS }, { id: NILS, email: GONE }],
     ] as const) {
-      const answer = await as({
-        method: 'POST', url: '/InsuranceApplication', payload: {
-          productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder, insured, premium: { single: '50000.00' }, funds: [{ isin: 'SE000DEPA010', percent: 100 }],
-          custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
-        },
+      const answer = await submitSigned<Issued>(as, testBankId.server, '/InsuranceApplication', {
+        productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder, insured, premium: { single: '50000.00' }, funds: [{ isin: 'SE000DEPA010', percent: 100 }],
+        custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
       });
-      assert.equal((answer.json() as { status: string }).status, 'issued', answer.body);
-      issued[who] = (answer.json() as { insuranceId: string }).insuranceId;
+      assert.equal(answer.status, 'issued', JSON.stringify(answer));
+      issued[who] = answer.insuranceId;
     }
     // Payout can begin today for them and for Bertil's and INS-100003's occupational pensions (agreed dates).
     await gateway.deps.db.query(`UPDATE insurances SET payout_from = '2026-11-23' WHERE insurance_number = ANY($1::text[])`, [[...Object.values(issued), 'INS-100002', 'INS-100003']]);
@@ -193,14 +205,13 @@ describe.each(ENGINES)('payout notices on %s', (_engine, engine) => {
   });
 
   test('a run that crashed before its commit sends the same mails again, with the same Message-IDs; the insured is then told once', async () => {
-    const answer = await as({
-      method: 'POST', url: '/InsuranceApplication', payload: {
-        productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: '197607151235' }, insured: { id: '197607151235', email: 'eva@mail.example' },
-        premium: { single: '50000.00' }, funds: [{ isin: 'SE000DEPA010', percent: 100 }],
-        custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
-      },
+    const answer = await submitSigned<Issued>(as, testBankId.server, '/InsuranceApplication', {
+      productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: '197607151235' }, insured: { id: '197607151235', email: 'eva@mail.example' },
+      premium: { single: '50000.00' }, funds: [{ isin: 'SE000DEPA010', percent: 100 }],
+      custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
     });
-    const insurance = (answer.json() as { insuranceId: string }).insuranceId;
+    assert.equal(answer.status, 'issued', JSON.stringify(answer));
+    const insurance = answer.insuranceId;
     await gateway.deps.db.query(`UPDATE insurances SET payout_from = '2026-11-24' WHERE insurance_number = $1`, [insurance]);
     now = new Date('2026-11-24T05:00:00Z');
     await runDuePeriods(gateway.deps.db, payoutStartJob({ log: gateway.log }), now, gateway.log);
