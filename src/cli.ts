@@ -9,6 +9,7 @@ import { registerPayoutNoticesCommand } from './cli/payout-notices.command.ts';
 import { registerDeathBenefitCommand } from './cli/death-benefit.command.ts';
 import { registerPaymentOrdersCommand } from './cli/payment-orders.command.ts';
 import { EXIT, reportError } from './cli/output.ts';
+import { endQuietlyOnClosedPipe } from './cli/closed-pipe.ts';
 import { registerApplicationsCommand } from './cli/applications.command.ts';
 import { registerWithdrawalsCommand } from './cli/withdrawals.command.ts';
 import { registerPowersOfAttorneyCommand } from './cli/powers-of-attorney.command.ts';
@@ -36,6 +37,8 @@ const REJECTIONS: ReadonlySet<string> = new Set(['MESSAGE_NOT_FOUND', 'PERSON_NO
 
 /** The installed release, from package.json (one level up from src/ and from dist/). */
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
+endQuietlyOnClosedPipe();
 
 const program = new Command('depot-gateway')
   .description('Integration gateway for fund-based custody insurance and occupational pensions')
