@@ -6,71 +6,22 @@
  */
 import { describe, test, beforeAll, afterAll, expect } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ImapFlow } from 'imapflow';
+import { simpleParser } from 'mailparser';
+import { planMail, readParsedMail } from '../src/channels/mail/mail-attachments.ts';
 import { startTestGateway, testSettings, waitFor, type TestGateway } from './support/harness.ts';
 import { startDovecot, type DovecotServer } from './support/dovecot.ts';
 import { startSmtpSink, type SmtpSink, type SinkMail } from './support/smtp-sink.ts';
-import { changeFee, salaryAdjustment, PERSONS } from './support/documents.ts';
+import { salaryAdjustment, PERSONS } from './support/documents.ts';
+import { composeMail, fees, GATEWAY, RECEIVING_SERVER, type Attachment } from './support/mails.ts';
 import { runCliToEnd, writeConfigFile } from './support/processes.ts';
 
 const EMPLOYER = 'HR@Employer.example';
-const GATEWAY = 'documents@insurer.example';
 const MAX_MAIL_BYTES = 256 * 1024;
-
-interface Attachment {
-  readonly name: string;
-  readonly contentType: string;
-  readonly body: string;
-}
-
-/** The insurer's receiving server, whose Authentication-Results the gateway believes. */
-const RECEIVING_SERVER = 'mx.insurer.example';
-
-/** What the receiving server found of a mail from `from`: SPF, DKIM and DMARC passed for its domain. */
-function passedFor(from: string): string {
-  const domain = from.split('@')[1];
-  return `${RECEIVING_SERVER}; spf=pass smtp.mailfrom=${from}; dkim=pass header.d=${domain} header.s=mail; dmarc=pass (p=reject) header.from=${domain}`;
-}
-
-/**
- * A literal RFC 822 mail with base64 attachments, as a mail client sends it and the
- * insurer's receiving server stores it: with its Authentication-Results on top
- * (`authenticationResults: null` for none).
- */
-function composeMail(fields: { from: string; messageId: string; subject: string; references?: string; attachments: readonly Attachment[]; authenticationResults?: string | null }): string {
-  const boundary = `b-${randomBytes(6).toString('hex')}`;
-  const parts = [
-    `--${boundary}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nHej, here is this month's file.\r\n`,
-    ...fields.attachments.map((a) => {
-      const base64 = Buffer.from(a.body).toString('base64').replace(/.{76}/g, '$&\r\n');
-      return `--${boundary}\r\nContent-Type: ${a.contentType}; name="${a.name}"\r\nContent-Disposition: attachment; filename="${a.name}"\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64}\r\n`;
-    }),
-  ];
-  const results = fields.authenticationResults === undefined ? passedFor(fields.from) : fields.authenticationResults;
-  return [
-    ...(results === null ? [] : [`Authentication-Results: ${results}`]),
-    `From: Employer HR <${fields.from}>`,
-    `To: ${GATEWAY}`,
-    `Subject: ${fields.subject}`,
-    `Message-ID: ${fields.messageId}`,
-    ...(fields.references ? [`References: ${fields.references}`] : []),
-    'Date: Sun, 22 Nov 2026 10:00:00 +0100',
-    'MIME-Version: 1.0',
-    `Content-Type: multipart/mixed; boundary="${boundary}"`,
-    '',
-    `${parts.join('')}--${boundary}--`,
-    '',
-  ].join('\r\n');
-}
-
-function fees(messageId: string, insurance = 'INS-100001', value = '0.25', pin: string = PERSONS.anna): Attachment {
-  return { name: `${messageId.toLowerCase()}.xml`, contentType: 'application/xml', body: changeFee({ messageId }, [{ pin, insurance, date: '2026-12-01', type: 'CapitalCharge', value }]) };
-}
 
 describe('the mailbox channel', () => {
   let dovecot: DovecotServer;
@@ -135,6 +86,8 @@ describe('the mailbox channel', () => {
     if (!exists) return [];
     const lock = await c.getMailboxLock(path);
     try {
+      // The folder may have been selected already, its count as it was then: ask the server for news first.
+      await c.noop();
       const found = await c.fetchAll('1:*', { envelope: true, flags: true });
       return found.map((m) => ({ messageId: m.envelope?.messageId ?? '', flags: [...(m.flags ?? [])] }));
     } catch {
@@ -318,15 +271,87 @@ describe('the mailbox channel', () => {
     }, 'every mail in Processed', 30_000).catch(async (error: Error) => assert.fail(`${error.message}\n${await dovecot.log()}`));
     assert.deepEqual((await folder('INBOX')).filter((m) => ids.includes(m.messageId)), []);
     await waitFor(async () => (await query(`SELECT 1 FROM messages WHERE external_id LIKE '<outage-%' AND status = 'applied'`)).length === count, 'every document applied', 30_000);
-    for (const [i, id] of ids.entries()) {
-      const statuses = await statusOf(`${id}/mail-out-${i}.xml`);
-      assert.equal(statuses.filter((s) => s === 'applied').length, 1, `${id}: applied once`);
-      assert.ok(statuses.every((s) => s === 'applied' || s === 'duplicate'), `${id}: ${statuses.join(', ')}`);
-    }
+    // A mail read again after the outage is the one recorded: one message each, no duplicate.
+    for (const [i, id] of ids.entries()) assert.deepEqual(await statusOf(`${id}/mail-out-${i}.xml`), ['applied'], id);
     const applied = await query<{ n: string }>(
       `SELECT count(*)::text AS n FROM insurance_fees f JOIN messages m ON m.id = f.message_id WHERE m.external_id LIKE '<outage-%'`,
     );
     assert.deepEqual(applied, [{ n: String(count) }]);
+  });
+
+  /** A reply's one attachment as text, and the codes of its errors. */
+  const answerOf = (reply: SinkMail | undefined) => {
+    const body = reply?.parsed.attachments[0]?.content.toString('utf8') ?? '';
+    return { root: /<(\w+) xmlns=/.exec(body)?.[1], codes: [...body.matchAll(/<Code>(\w+)<\/Code>/g)].map((m) => m[1]) };
+  };
+
+  test('a mail read again after its move failed is the mail recorded: no second message, and its answer, not sent yet, is sent once', async () => {
+    const messageId = '<move-failed@employer.example>';
+    const externalId = `${messageId}/mail-move-failed.xml`;
+    // Without its folder the move after intake fails (TRYCREATE), as a gateway killed there
+    // leaves the mail; the watcher reconnects, makes the folder again and reads the mail again.
+    const c = await client();
+    await c.mailboxOpen('INBOX'); // not the folder renamed, which the client would go on reading as Processed
+    await c.mailboxRename('Processed', 'Processed before move-failed');
+    sink.refusing = true; // the first answer is still waiting to be sent when the mail is read again
+    try {
+      await deliver(composeMail({ from: EMPLOYER, messageId, subject: 'Moved once', attachments: [fees('MAIL-MOVE-FAILED', 'INS-100001', '0.41')] }));
+      await waitFor(async () => (await folder('Processed')).some((m) => m.messageId === messageId), 'the mail in Processed, made again', 30_000);
+    } finally {
+      sink.refusing = false;
+    }
+    await waitFor(() => repliesTo(messageId).length > 0, 'the reply', 30_000);
+    await waitFor(async () => (await statusOf(externalId)).includes('applied'), 'the document applied');
+    await sleep(700); // a second answer would be delivered by now
+
+    assert.deepEqual(await statusOf(externalId), ['applied'], 'one message for the mail read twice');
+    assert.deepEqual(repliesTo(messageId).map(answerOf), [{ root: 'ChangeFeeResponse', codes: [] }], 'one answer, the document\'s own');
+    assert.deepEqual((await folder('INBOX')).filter((m) => m.messageId === messageId), []);
+    const feeRows = await query<{ n: string }>('SELECT count(*)::text AS n FROM insurance_fees f JOIN messages m ON m.id = f.message_id WHERE m.external_id = $1', [externalId]);
+    assert.deepEqual(feeRows, [{ n: '1' }], 'applied once');
+  });
+
+  test('a mail recorded and answered before a stop, read again, is moved without a second answer', async () => {
+    const messageId = '<answered-then-stopped@employer.example>';
+    const two = [fees('MAIL-STOPPED-1', 'INS-100002', '0.42', PERSONS.bertil), fees('MAIL-STOPPED-2', 'INS-100002', '0.43', PERSONS.bertil)];
+    const raw = composeMail({ from: EMPLOYER, messageId, subject: 'Stopped', attachments: two });
+    // What the watcher did before it was stopped: the mail planned and its attachments handed to intake.
+    const plan = planMail(readParsedMail(await simpleParser(raw), Buffer.from(raw)), new Map([['hr@employer.example', 'demo-employer']]), new Date(), {
+      authservId: RECEIVING_SERVER, trustedRelay: new Set(),
+    });
+    assert.equal(plan.kind, 'intake');
+    const first = await gateway.intake.receiveMany!(plan.envelopes);
+    assert.ok(first.every((outcome) => 'receipt' in outcome && outcome.receipt.status === 'received'));
+    await waitFor(() => repliesTo(messageId).length === 2, 'both answers sent');
+
+    // The mail it never moved, read after the restart.
+    await deliver(raw);
+    await waitFor(async () => (await folder('Processed')).some((m) => m.messageId === messageId), 'the mail in Processed');
+    await sleep(700);
+    assert.deepEqual(await statusOf(`${messageId}/mail-stopped-1.xml`), ['applied']);
+    assert.deepEqual(await statusOf(`${messageId}/mail-stopped-2.xml`), ['applied']);
+    assert.deepEqual(repliesTo(messageId).map(answerOf), [{ root: 'ChangeFeeResponse', codes: [] }, { root: 'ChangeFeeResponse', codes: [] }]);
+  });
+
+  test('a new mail reusing a Message-ID with another document is FILE_NAME_REUSED; the same document in a new mail is a duplicate', async () => {
+    const messageId = '<reused@employer.example>';
+    const document = fees('MAIL-REUSED', 'INS-100001', '0.44');
+    await deliver(composeMail({ from: EMPLOYER, messageId, subject: 'First', attachments: [document] }));
+    await waitFor(() => repliesTo(messageId).length === 1, 'the first answer');
+    // Another document under the same Message-ID and file name.
+    await deliver(composeMail({ from: EMPLOYER, messageId, subject: 'Second', attachments: [{ ...fees('MAIL-REUSED-OTHER', 'INS-100001', '0.45'), name: document.name }] }));
+    await waitFor(() => repliesTo(messageId).length === 2, 'the second answer');
+    // The first document again, in a mail of its own.
+    const again = '<reused-again@employer.example>';
+    await deliver(composeMail({ from: EMPLOYER, messageId: again, subject: 'Again', attachments: [document] }));
+    await waitFor(() => repliesTo(again).length === 1, 'the third answer');
+
+    const answers = repliesTo(messageId).map(answerOf);
+    assert.deepEqual(answers.map((a) => a.root).sort(), ['ChangeFeeResponse', 'MessageRejected']);
+    assert.deepEqual(answers.find((a) => a.root === 'MessageRejected')?.codes, ['FILE_NAME_REUSED']);
+    assert.deepEqual(repliesTo(again).map(answerOf), [{ root: 'MessageRejected', codes: ['DUPLICATE_DOCUMENT'] }]);
+    assert.deepEqual(await statusOf(`${messageId}/${document.name}`), ['applied', 'rejected']);
+    assert.deepEqual(await statusOf(`${again}/${document.name}`), ['duplicate']);
   });
 
   test('a reply the SMTP server refuses at first is retried and arrives once', async () => {

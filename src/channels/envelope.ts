@@ -35,8 +35,10 @@ export interface Envelope {
    */
   readonly inboxFile?: boolean;
   /**
-   * The external id is the sender's own key of this delivery (SSEK's TxId), which it
-   * sends again unchanged when it did not get the answer. Offered again under that key
+   * The external id is the key of this one delivery: SSEK's TxId, which its sender sends
+   * again unchanged when it did not get the answer, or a mail's Message-ID and attachment
+   * name, which the mailbox watcher reads again when it stopped between intake and moving
+   * the mail out of the mailbox. Offered again under that key
    * with the same content, the envelope is that delivery: intake records and answers
    * nothing new, and gives the receipt of the message recorded the first time
    * (`recordedBefore`) — an original, a duplicate or a rejection. With other content it

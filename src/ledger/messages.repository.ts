@@ -130,9 +130,10 @@ export interface EarlierDelivery {
 }
 
 /**
- * For a channel whose external id is its sender's key of one delivery (SSEK's TxId):
- * the message recorded under the counterparty's key with this content, else the first
- * recorded under it with other content (one rejected as malformed XML claims nothing,
+ * For a channel whose external id is the key of one delivery (SSEK's TxId, a mail's
+ * Message-ID and attachment; indexed for each, migrations 0038 and 0040): the message
+ * recorded under the counterparty's key with this content, else the first recorded
+ * under it with other content (one rejected as malformed XML claims nothing,
  * migration 0020). Takes the key's transaction lock first, so that offers of one
  * delivery made at once look one after the other, each after the one before has
  * committed: call it inside the transaction that records the document. Looked up in its

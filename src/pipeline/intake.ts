@@ -27,9 +27,9 @@ import type { DocumentErrorOutcome } from '../messages/message-type.ts';
  *  - records nothing for an inbox file it recorded before whose move out of the inbox
  *    was never recorded (a stop or a failed move in between): the channel moves it,
  *    and its sender is answered once,
- *  - records nothing for an envelope whose external id is its sender's key of one
- *    delivery (an SSEK TxId) sent again with the same content, however many are sent
- *    at once: its receipt is the first one's,
+ *  - records nothing for an envelope whose external id is the key of one delivery (an
+ *    SSEK TxId, a mail's Message-ID and attachment) offered again with the same content,
+ *    however many are offered at once: its receipt is the first one's,
  *  - keeps a custodian's large report (over limits.maxDocumentBytes, up to
  *    limits.maxReportBytes) in the document store rather than a database row,
  *  - records any other document over the size limit without reading it into memory,

@@ -15,9 +15,13 @@ import { authenticateMail } from './mail-authentication.ts';
  * - The From address is believed only when the insurer's receiving server found the
  *   mail authentic for its domain (mail-authentication.ts), or when the counterparty's
  *   mail comes through a relay the insurer trusts (`mail.trustedRelay`).
- * - An envelope's external id is `<Message-ID>/<attachment file name>`: the same mail
- *   read again (after a crash before it was moved) gives the same ids, so intake
- *   recognises it as a duplicate. A mail without a Message-ID gets a stable one made
+ * - An envelope's external id is `<Message-ID>/<attachment file name>`, and it names
+ *   the delivery (`externalIdNamesDelivery`): the same mail read again (after a crash
+ *   or a failed move between intake and its move to the processed folder) gives the
+ *   same ids and bytes, and intake recognises each attachment as the message it
+ *   recorded then, with no new message and no second answer. Another document under
+ *   an id already used is FILE_NAME_REUSED, and the same document in another mail a
+ *   duplicate, as for any channel. A mail without a Message-ID gets a stable one made
  *   from the hash of its raw bytes.
  * - A mail is never dropped: it yields envelopes or a set-aside reason.
  */
@@ -135,6 +139,7 @@ export function planMail(mail: ReadMail, senders: SenderDirectory, receivedAt: D
       externalId: `${mail.messageId}/${name}`,
       receivedAt,
       content: { bytes: attachment.content },
+      externalIdNamesDelivery: true,
       // fileName names the response after the attachment, as for a file from a folder.
       metadata: { mailMessageId: mail.messageId, from: mail.from, subject: mail.subject, references: mail.references, attachment: name, fileName: name },
     };

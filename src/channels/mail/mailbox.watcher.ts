@@ -17,9 +17,12 @@ import { tlsMismatchHint } from './tls-mismatch.ts';
  *   documents: then it is flagged \Seen and moved to the processed folder. If intake
  *   fails the mail stays, and the watcher stops for this round so later mail does not
  *   overtake it; the next round offers it again.
- * - Every mail in the mailbox is taken, read or not: a mail that was flagged but not
- *   yet moved when the connection broke is taken again, intake answers its documents
- *   as duplicates, and it is moved then. Nothing is applied twice.
+ * - A mail is answered once, whatever stops the watcher between intake and the move (a
+ *   kill, a lost connection, a move the server refused): every mail in the mailbox is
+ *   taken, read or not, so such a mail is read again, and intake recognises each of its
+ *   attachments (same Message-ID, file name and bytes: the envelope names the delivery)
+ *   as the message it recorded, records and answers nothing new, and the mail is moved
+ *   then. An attachment not recorded before the stop is recorded now, once.
  * - Mail from an unknown sender, not authenticated for its From domain, larger than
  *   `maxMailBytes` (found from its size before it is fetched), without an XML
  *   attachment or that cannot be parsed is recorded (SetAsideRecorder), logged as a
@@ -244,9 +247,13 @@ export class MailboxWatcher {
     }
     await flagSeen(client, uid);
     await move(client, uid, this.#options.imap.processedMailbox);
+    const receipts = outcomes.flatMap((outcome) => ('receipt' in outcome ? [outcome.receipt] : []));
+    // Read again after a stop between intake and the move: these were recorded, and are answered, as before.
+    const recordedBefore = receipts.filter((receipt) => receipt.recordedBefore).map((receipt) => receipt.messageId);
     this.#options.log.info({
       mailMessageId: mail.messageId, counterpartyId: plan.counterpartyId,
-      messages: outcomes.map((outcome) => ('receipt' in outcome ? `${outcome.receipt.messageId}:${outcome.receipt.status}` : 'error')),
+      messages: receipts.map((receipt) => `${receipt.messageId}:${receipt.status}`),
+      ...(recordedBefore.length > 0 ? { recordedBefore } : {}),
     }, 'mail taken');
     return true;
   }
