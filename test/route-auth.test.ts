@@ -33,6 +33,10 @@ const PUBLIC_ROUTES: readonly { readonly url: RegExp; readonly why: string }[] =
   // The staff console's sign-in form (password checked, throttled, CSRF-protected) and its stylesheet.
   { url: /^\/console\/sign-in$/, why: 'console sign-in' },
   { url: /^\/console\/console\.css$/, why: 'console stylesheet' },
+  // The insurer's signing page: a signatory's link token (t=) is its credential, not a
+  // login; without a live one every page and form answers the same 404 (docs/bankid.md).
+  { url: /^\/sign\/:signCaseId(\/start|\/collect)?$/, why: 'signing page (the link token is its credential)' },
+  { url: /^\/sign\/page\.(css|js)$/, why: "the signing page's stylesheet and script" },
 ];
 
 /** Plausible values for path parameters; any other parameter gets `1`. */
@@ -128,6 +132,27 @@ describe('every route needs credentials, except an explicit few', () => {
       [{ method: 'GET', url: '/Product' }, 'api', { authorization: 'Bearer not.a.token' }],
     ];
     for (const [route, family, headers] of cases) assertRefused(route, family, await inject({ method: route.method as 'GET', url: concreteUrl(route.url), headers }));
+  });
+
+  test('public: the signing page without a live link token is the same 404 for the page and each form; its assets are served', async () => {
+    const unknownCase = '/sign/SC-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F';
+    const refusals = [
+      await inject({ url: unknownCase }),
+      await inject({ url: `${unknownCase}?t=${'A'.repeat(43)}` }),
+      await inject({ method: 'POST', url: `${unknownCase}/start`, headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' }, payload: `t=${'A'.repeat(43)}` }),
+      await inject({ method: 'POST', url: `${unknownCase}/collect`, headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' }, payload: `t=${'A'.repeat(43)}` }),
+    ];
+    for (const refused of refusals) {
+      assert.equal(refused.statusCode, 404, refused.body);
+      assert.equal(refused.headers['cache-control'], 'no-store');
+      assert.equal(refused.body, refusals[0]!.body, 'one 404 page, whatever was asked');
+    }
+    for (const [asset, type] of [['/sign/page.css', 'text/css'], ['/sign/page.js', 'text/javascript']] as const) {
+      const served = await inject({ url: asset });
+      assert.equal(served.statusCode, 200, asset);
+      assert.ok(String(served.headers['content-type']).startsWith(type), `${asset}: ${served.headers['content-type']}`);
+      assert.ok(served.body.length > 100, `${asset} has content`);
+    }
   });
 
   test('public: the probes answer, the OpenAPI document and its page are served', async () => {
