@@ -161,11 +161,18 @@ export async function openGateway(configured: Readonly<GatewayConfig>, options: 
     }
 
     // A command (no role) starts validation with the first document it validates, if any.
-    const startValidation = () => processSchemaValidator(join(PROJECT_ROOT, 'schemas'));
+    const startValidation = () => processSchemaValidator(join(PROJECT_ROOT, 'schemas'), { memoryGrowthMb: config.limits.validationMemoryGrowthMb });
     const schemas = options.roles.length === 0 ? new ValidatorOnFirstUse(startValidation) : await startValidation();
     if (options.roles.length > 0) log.info({ validation: schemas.where, libxml2: schemas.libxml2, binding: schemas.binding }, 'schema validation ready');
     schemas.onBroken((error) =>
       log.fatal({ err: error }, 'the validation thread stopped: documents cannot be validated until the gateway is restarted (their jobs retry, then go dead for replay)'));
+    schemas.onMemoryReturned(({ atStartBytes, grownToBytes, limitBytes }) => {
+      const mb = (bytes: number) => Math.round(bytes / (1024 * 1024));
+      log.info(
+        { startedWithMb: mb(atStartBytes), grownToMb: mb(grownToBytes), allowedGrowthMb: mb(limitBytes) },
+        'a validation grew libxml2\'s memory past limits.validationMemoryGrowthMb: the validation thread was replaced to give it back',
+      );
+    });
     const deps: PipelineDeps = {
       db,
       catalogue,

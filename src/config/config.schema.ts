@@ -271,6 +271,13 @@ export const configSchema = z.strictObject({
      * document store (<dataDir>/documents) instead of the database and read as a stream.
      */
     maxReportBytes: z.number().int().positive().default(2 * 1024 * 1024 * 1024),
+    /**
+     * How far (MB) one validation may leave the validation thread's libxml2 memory above
+     * what it started with before the thread is replaced to give that memory back
+     * (WebAssembly memory never shrinks). 64 MB: documents of everyday size grow it by a
+     * few MB; a million elements or a full-size document by more.
+     */
+    validationMemoryGrowthMb: z.number().int().min(1).max(4096).default(64),
   }).prefault({}),
   rules: z.strictObject({
     /** How many days back an effective date may lie. */

@@ -8,6 +8,8 @@ export class InlineSchemaValidator implements SchemaValidator {
   readonly where = 'inline';
   readonly libxml2: string;
   readonly binding: string;
+  /** Its memory is its caller's, not told apart. */
+  readonly libxml2MemoryBytes = undefined;
 
   constructor(private readonly schemas: SchemaRegistry) {
     this.libxml2 = schemas.libxml2;
@@ -24,6 +26,9 @@ export class InlineSchemaValidator implements SchemaValidator {
 
   /** Validation on the caller's thread cannot break apart from its caller. */
   onBroken(): void {}
+
+  /** Its memory is its caller's: never replaced. */
+  onMemoryReturned(): void {}
 
   async close(): Promise<void> {
     this.schemas.dispose();

@@ -30,9 +30,30 @@ export interface SchemaValidator extends BatchValidator {
   /** The build of libxml2 that runs (libxml2-wasm and its version), logged at start. */
   readonly binding: string;
   /**
+   * The size of the validation thread's libxml2 WebAssembly memory as its last request
+   * (or its start) left it; undefined inline, while a thread is being replaced, or
+   * where it cannot be read.
+   */
+  readonly libxml2MemoryBytes: number | undefined;
+  /**
    * Calls `listener` if validation stops working for good (the validation thread
    * died, or one started in its place could not load the schemas).
    */
   onBroken(listener: (error: Error) => void): void;
+  /**
+   * Calls `listener` each time the validation thread is replaced to give back the
+   * WebAssembly memory a validation grew past the limit (validation-thread.ts).
+   */
+  onMemoryReturned(listener: (returned: ReturnedMemory) => void): void;
   close(): Promise<void>;
+}
+
+/** A validation thread's libxml2 memory, in bytes, when it was replaced to give it back. */
+export interface ReturnedMemory {
+  /** When the thread had loaded the schemas. */
+  readonly atStartBytes: number;
+  /** As the validation that grew it left it. */
+  readonly grownToBytes: number;
+  /** The growth allowed (limits.validationMemoryGrowthMb). */
+  readonly limitBytes: number;
 }

@@ -1,6 +1,6 @@
 import type { BatchVerdict, PreambleText } from './custodian-reporting/report-batch.validator.ts';
 import type { ReportRecord } from './custodian-reporting/report-splitter.ts';
-import type { DocumentVerdict, SchemaValidator } from './schema-validator.ts';
+import type { DocumentVerdict, ReturnedMemory, SchemaValidator } from './schema-validator.ts';
 
 /**
  * A schema validator started when the first document is validated, not before: for the
@@ -14,6 +14,7 @@ export class ValidatorOnFirstUse implements SchemaValidator {
   #started: Promise<SchemaValidator> | undefined;
   #ready: SchemaValidator | undefined;
   readonly #brokenListeners: ((error: Error) => void)[] = [];
+  readonly #memoryListeners: ((returned: ReturnedMemory) => void)[] = [];
 
   constructor(private readonly start: () => Promise<SchemaValidator>) {}
 
@@ -25,6 +26,9 @@ export class ValidatorOnFirstUse implements SchemaValidator {
   }
   get binding(): string {
     return this.#ready?.binding ?? 'not started';
+  }
+  get libxml2MemoryBytes(): number | undefined {
+    return this.#ready?.libxml2MemoryBytes;
   }
 
   async validateDocuments(texts: readonly string[], rootName: string): Promise<DocumentVerdict[]> {
@@ -40,6 +44,11 @@ export class ValidatorOnFirstUse implements SchemaValidator {
     this.#ready?.onBroken(listener);
   }
 
+  onMemoryReturned(listener: (returned: ReturnedMemory) => void): void {
+    this.#memoryListeners.push(listener);
+    this.#ready?.onMemoryReturned(listener);
+  }
+
   async close(): Promise<void> {
     if (this.#started) await (await this.#started).close();
   }
@@ -48,6 +57,7 @@ export class ValidatorOnFirstUse implements SchemaValidator {
     this.#started ??= this.start().then((validator) => {
       this.#ready = validator;
       for (const listener of this.#brokenListeners) validator.onBroken(listener);
+      for (const listener of this.#memoryListeners) validator.onMemoryReturned(listener);
       return validator;
     });
     return this.#started;
