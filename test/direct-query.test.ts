@@ -29,6 +29,7 @@ import { hashSecret } from '../src/config/secret-hash.ts';
 import { SchemaRegistry } from '../src/messages/schema-registry.ts';
 import { makeRun, runDebitRun, runDepsFrom } from '../src/pipeline/debit-run.ts';
 import { runPayoutRun, schedulePayout } from '../src/pipeline/payout-run.ts';
+import { signInToConsole } from './support/console-session.ts';
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from './support/harness.ts';
 
 const FIRM_A = '5565555553';
@@ -287,6 +288,22 @@ describe.each(ENGINES)('the direct query on %s', (_engine, engine) => {
     assert.ok(forAnna.queries.length >= 10 && forAnna.queries.every((q) => q.customerId === ANNA));
     assert.equal((await staff({ url: '/api/direct-queries?limit=0' })).statusCode, 400);
     assert.equal((await gateway.http!.inject({ url: '/api/direct-queries' })).statusCode, 401, 'staff only');
+  });
+
+  test("the console lists the record, a personnummer masked; one customer's queries by its link", async () => {
+    const session = await signInToConsole(gateway.http!, 'staff', 'test-password');
+    const all = (await gateway.http!.inject({ url: '/console/direct-queries', headers: { cookie: session.cookie } })).body;
+    const rows = [...all.matchAll(/<tr><td>(\d+)<\/td><td>[^<]*<\/td><td>(\d+)<\/td><td>([^<]+)<\/td><td><a href="\/console\/direct-queries\?customer=(\d+)">([^<]+)<\/a><\/td><td>([^<]+)<\/td><td>([^<]+)<\/td><td>(\d+)<\/td><\/tr>/g)];
+    assert.equal(String(rows.length), await recorded(), 'every query recorded, each a row');
+    const masked = rows.find((row) => row[4] === ANNA)!;
+    assert.ok(masked, "Anna's queries are listed");
+    assert.equal(masked[5], '19700101-****');
+    assert.ok(!all.includes(`>${ANNA}<`), 'her personnummer is not shown in full');
+    assert.ok(rows.some((row) => row[5] === EMPLOYER && row[3] === 'firm-a' && row[6]!.startsWith('information (#') && row[7] === 'JSON' && row[8] === '6'));
+    const annas = (await gateway.http!.inject({ url: `/console/direct-queries?customer=${ANNA}`, headers: { cookie: session.cookie } })).body;
+    const annaRows = [...annas.matchAll(/<tr><td>\d+<\/td>/g)].length;
+    assert.equal(String(annaRows), (await gateway.deps.db.query<{ n: string }>('SELECT count(*)::text AS n FROM direct_queries WHERE customer_id = $1', [ANNA])).rows[0]!.n);
+    assert.match((await gateway.http!.inject({ url: '/console/audit', headers: { cookie: session.cookie } })).body, /href="\/console\/direct-queries"/);
   });
 });
 

@@ -2,13 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import { maskPersonalIdentityNumbers } from '../../core/identifiers.ts';
 import { listStaffAudit } from '../../ledger/staff-audit.repository.ts';
 import type { HttpServerOptions } from '../server.ts';
+import { registerDirectQueriesPage } from './direct-queries.page.ts';
 import { html } from './html.ts';
 import { formatTime, notice, page } from './layout.ts';
 
 /**
  * The audit log: every action staff took in the console, newest first, 100 a page,
  * optionally of one message (`subject`). Read-only by construction: the table takes
- * no UPDATE or DELETE. A personnummer typed into a reason is shown masked.
+ * no UPDATE or DELETE. A personnummer typed into a reason is shown masked. Beside it,
+ * the record of what advisor firms read: the direct queries (./direct-queries.page.ts).
  */
 const AUDIT_PAGE = 100;
 
@@ -21,6 +23,7 @@ export function registerAuditPage(app: FastifyInstance, options: HttpServerOptio
     const shown = entries.slice(0, AUDIT_PAGE);
     const older = entries.length > AUDIT_PAGE ? `/console/audit?${new URLSearchParams({ ...(subject ? { subject } : {}), before: String(shown.at(-1)!.id) }).toString()}` : undefined;
     const body = html`${notice('error', bad ? [`"before" must be an entry number, not "${before}".`] : [])}
+<p>What advisor firms read: <a href="/console/direct-queries">direct queries</a>.</p>
 ${subject ? html`<p>Entries about <a href="/console/messages/${subject}">${subject}</a> · <a href="/console/audit">all entries</a></p>` : ''}
 <table id="audit"><tr><th>#</th><th>At</th><th>Who</th><th>Action</th><th>Subject</th><th>Reason</th><th>Outcome</th></tr>
 ${shown.map((entry) => html`<tr data-action="${entry.action}"><td>${entry.id}</td><td>${formatTime(entry.at)}</td><td>${entry.username}</td><td>${entry.action}</td>
@@ -29,4 +32,5 @@ ${shown.map((entry) => html`<tr data-action="${entry.action}"><td>${entry.id}</t
 ${older ? html`<p><a href="${older}">Older entries →</a></p>` : ''}`;
     return reply.type('text/html; charset=utf-8').send(page('Audit log', request.staff, body));
   });
+  registerDirectQueriesPage(app, options);
 }
