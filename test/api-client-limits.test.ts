@@ -146,8 +146,11 @@ function sharedScenarios(setup: () => { clients: Record<'hasty' | 'busy' | 'firm
     const held = [busy.holdUpload('/InsuranceApplication/validation'), busy.holdUpload('/InsuranceApplication/validation'), busy.holdUpload('/InsuranceApplication/validation')];
     try {
       // Nothing answers a held upload, so the client cannot see it admitted: it is given
-      // time to arrive, and is checked to be held still (not refused) after the fourth.
-      await sleep(300);
+      // time to arrive (two seconds: on two cores shared with other work the server may
+      // take over a second to read a request's headers, and a fourth request admitted
+      // before the third upload would leave that upload refused), and is checked to be
+      // held still (not refused) after the fourth.
+      await sleep(2_000);
       const excess = await busy.get('/Product');
       assert.deepEqual(held.map((upload) => upload.outcome()), [undefined, undefined, undefined], 'the three uploads are held open');
       assertTooManyRequests(excess, 'the fourth request');
