@@ -59,8 +59,10 @@ describe('powers of attorney', () => {
     assert.equal(((await call('GET', '/api/powers-of-attorney')).json() as unknown[]).length, before.length);
   });
 
-  test("a custodian sees a customer through the custody accounts of the customer's insurances", async () => {
+  test("a custodian sees a customer through the custody accounts of the customer's insurances, held or on their life", async () => {
     assert.equal(await decide(custodian, '5561234567'), true, 'the demo employer holds insurances at the demo custodian');
-    assert.equal(await decide(custodian, BERTIL), false, 'Bertil is insured, not the policyholder');
+    assert.equal(await decide(custodian, BERTIL), true, "Bertil is insured by the employer's insurance at the demo custodian: he registers his payout account through it");
+    const otherCustodian: ApiCaller = { kind: 'custodian', clientId: 'o', custodianId: 'other-custodian' };
+    assert.equal(await decide(otherCustodian, BERTIL), false, 'a custodian holding none of his insurances does not');
   });
 });
