@@ -47,7 +47,8 @@ describe('personal identity numbers in the log', () => {
     database = await createTestDatabase();
     folder = await mkdtemp(join(tmpdir(), 'dg-pin-logs-'));
     port = await freePort();
-    const settings = testSettings(join(folder, 'data'), { databaseUrl: database.url, port, logLevel: 'debug' });
+    // The fixtures are dropped whole: one whose root element never closes is malformed, not being written, and is taken at once.
+    const settings = testSettings(join(folder, 'data'), { databaseUrl: database.url, port, logLevel: 'debug', folders: { stableMs: 100, pollIntervalMs: 25, incompleteGraceMs: 300 } });
     queuePrefix = settings.queuePrefix as string;
     const config = await writeConfigFile(folder, settings);
     gateway = runCli(['start', '--config', config], { LOG_LEVEL: 'debug', LOG_FORMAT: 'json' });
