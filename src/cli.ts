@@ -15,7 +15,10 @@ import { registerWithdrawalsCommand } from './cli/withdrawals.command.ts';
 import { registerPowersOfAttorneyCommand } from './cli/powers-of-attorney.command.ts';
 import { registerCompanySignatoriesCommand } from './cli/company-signatories.command.ts';
 import { registerApplicationNoticesCommand } from './cli/application-notices.command.ts';
-import { isGatewayError } from './core/gateway-error.ts';
+import { GatewayError, isGatewayError } from './core/gateway-error.ts';
+import { ERROR_CODES } from './core/error-codes.ts';
+import { gatewayUrl } from './cli/gateway-client.ts';
+import { loadSettings } from './cli/gateway-or-store.ts';
 
 /**
  * The depot-gateway command. Exit codes a script can rely on:
@@ -34,6 +37,34 @@ function positiveInteger(value: string): number {
 
 /** Errors that answer the question asked (no such thing; a document refused unrecorded) rather than a failure. */
 const REJECTIONS: ReadonlySet<string> = new Set(['MESSAGE_NOT_FOUND', 'PERSON_NOT_FOUND', 'DOCUMENT_TOO_LARGE', 'RESOURCE_NOT_FOUND']);
+
+const SELF_OPENING: ReadonlySet<string> = new Set(['start', 'api', 'worker', 'watch', 'migrate']);
+
+/**
+ * A command that found the embedded database held by a gateway also found no gateway
+ * answering where it looked: say where, and how to point it at the port that gateway
+ * listens on (a demo started with PORT=8081, say).
+ */
+function withDataFolderHint(error: unknown): unknown {
+  if (!isGatewayError(error) || error.code !== 'DATA_FOLDER_IN_USE') return error;
+  // A gateway being started and migrate open the database themselves; the rest look for a running gateway first.
+  if (SELF_OPENING.has(program.args[0] ?? '')) return error;
+  let url: string;
+  try {
+    url = gatewayUrl(loadSettings(program.opts()));
+  } catch {
+    return error;
+  }
+  const holder = typeof error.details.pid === 'number' ? `process ${error.details.pid}` : 'that process';
+  const port = new URL(url).port;
+  return new GatewayError(
+    'DATA_FOLDER_IN_USE',
+    `${error.message.replace(`${ERROR_CODES.DATA_FOLDER_IN_USE.message} `, '')} No gateway answered this command at ${url} (this configuration's host and port). ` +
+      `If ${holder} is a gateway listening on another port, give the command that port as the gateway was given it: PORT=<its port> depot-gateway … (PORT=${port} is where this command looked), ` +
+      'with the same --config, --demo or DEPOT_GATEWAY_CONFIG it was started with.',
+    { cause: error, details: error.details },
+  );
+}
 
 /** The installed release, from package.json (one level up from src/ and from dist/). */
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -156,6 +187,6 @@ try {
   if (error instanceof CommanderError) {
     process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage);
   }
-  reportError(error);
+  reportError(withDataFolderHint(error));
   process.exit(isGatewayError(error) && REJECTIONS.has(error.code) ? EXIT.rejected : EXIT.usage);
 }

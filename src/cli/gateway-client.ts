@@ -1,7 +1,7 @@
 import type { PersonView } from './person-view.ts';
 import { postFile } from './post-file.ts';
 import type { GatewayConfig } from '../config/config.schema.ts';
-import { GatewayError } from '../core/gateway-error.ts';
+import { GatewayError, isGatewayError } from '../core/gateway-error.ts';
 import { ERROR_CODES, isErrorCode } from '../core/error-codes.ts';
 import type { IntakeReceipt } from '../channels/envelope.ts';
 import type { MessageEvent, MessageFilter, StoredMessage } from '../ledger/messages.repository.ts';
@@ -24,15 +24,19 @@ export interface MessageDetail {
 const TERMINAL = new Set(['applied', 'rejected', 'duplicate', 'dead']);
 
 export class GatewayClient {
-  private readonly base: string;
+  /** Where the CLI looks for a running gateway: the configuration's host (loopback for all interfaces) and port. */
+  readonly base: string;
   private readonly authorization: string | undefined;
+  /** Said when the gateway refuses the credentials: which user, and where the password came from. */
+  private readonly credentials: { readonly username: string | undefined; readonly source: 'configuration' | 'environment' | 'none' };
 
   constructor(config: Readonly<GatewayConfig>) {
-    const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
-    this.base = `http://${host}:${config.port}`;
+    this.base = gatewayUrl(config);
     const user = config.staff.users[0];
-    const password = user?.password ?? process.env.DEPOT_GATEWAY_STAFF_PASSWORD;
+    const fromEnvironment = process.env.DEPOT_GATEWAY_STAFF_PASSWORD || undefined;
+    const password = user?.password ?? fromEnvironment;
     this.authorization = user && password !== undefined ? `Basic ${Buffer.from(`${user.username}:${password}`).toString('base64')}` : undefined;
+    this.credentials = { username: user?.username, source: user?.password !== undefined ? 'configuration' : fromEnvironment !== undefined ? 'environment' : 'none' };
   }
 
   async isRunning(): Promise<boolean> {
@@ -52,7 +56,7 @@ export class GatewayClient {
   async submit(from: string, name: string, path: string): Promise<IntakeReceipt> {
     const query = new URLSearchParams({ from, name });
     const response = await postFile(`${this.base}/api/messages?${query}`, { ...this.headers(), 'content-type': 'application/xml' }, path);
-    if (!response.ok) throw await toError(response);
+    if (!response.ok) throw this.explained(await toError(response));
     return (await response.json()) as IntakeReceipt;
   }
 
@@ -84,7 +88,7 @@ export class GatewayClient {
 
   async response(id: string): Promise<string> {
     const response = await fetch(`${this.base}/api/messages/${encodeURIComponent(id)}/response`, { headers: this.headers() });
-    if (!response.ok) throw await toError(response);
+    if (!response.ok) throw this.explained(await toError(response));
     return response.text();
   }
 
@@ -111,14 +115,14 @@ export class GatewayClient {
   /** A staff API GET answered with a document (XML), its bytes as sent; an error answer is thrown as the GatewayError of its code. */
   async requestBytes(path: string): Promise<Buffer> {
     const response = await fetch(`${this.base}${path}`, { headers: this.headers() });
-    if (!response.ok) throw await toError(response);
+    if (!response.ok) throw this.explained(await toError(response));
     return Buffer.from(await response.arrayBuffer());
   }
 
   /** A staff API call answered with bytes (a PDF); an error answer is thrown as the GatewayError of its code. */
   async download(path: string): Promise<Buffer> {
     const response = await fetch(`${this.base}${path}`, { headers: this.headers() });
-    if (!response.ok) throw await toError(response);
+    if (!response.ok) throw this.explained(await toError(response));
     return Buffer.from(await response.arrayBuffer());
   }
 
@@ -128,13 +132,32 @@ export class GatewayClient {
    */
   async request<T>(path: string, init: RequestInit = {}): Promise<T> {
     const response = await fetch(`${this.base}${path}`, { ...init, headers: { ...this.headers(), ...(init.headers as Record<string, string>) } });
-    if (!response.ok) throw await toError(response);
+    if (!response.ok) throw this.explained(await toError(response));
     return (await response.json()) as T;
+  }
+
+  /** A refusal of the staff credentials says which password the CLI used and how to give it the right one. */
+  private explained(error: Error): Error {
+    if (!isGatewayError(error) || error.code !== 'STAFF_AUTHENTICATION_REQUIRED') return error;
+    const user = this.credentials.username;
+    const hint = user === undefined
+      ? 'The configuration names no staff user (staff.users) for the CLI to sign in as.'
+      : this.credentials.source === 'none'
+        ? `The configuration holds only a hash of staff user ${user}'s password: set DEPOT_GATEWAY_STAFF_PASSWORD to that password (DEPOT_GATEWAY_STAFF_PASSWORD=… depot-gateway …).`
+        : this.credentials.source === 'environment'
+          ? `DEPOT_GATEWAY_STAFF_PASSWORD is not staff user ${user}'s password at ${this.base}.`
+          : `The configuration's password of staff user ${user} is not the one the gateway at ${this.base} has.`;
+    return new GatewayError('STAFF_AUTHENTICATION_REQUIRED', hint, { cause: error });
   }
 
   private headers(): Record<string, string> {
     return this.authorization ? { authorization: this.authorization } : {};
   }
+}
+
+/** The staff API a CLI with this configuration talks to. */
+export function gatewayUrl(config: Readonly<GatewayConfig>): string {
+  return `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
 }
 
 async function toError(response: Response): Promise<Error> {

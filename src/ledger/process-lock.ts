@@ -23,7 +23,7 @@ export function acquireProcessLock(path: string, what: string): ProcessLock {
       if (holder !== undefined && holder !== process.pid && isAlive(holder)) {
         throw new GatewayError(
           'DATA_FOLDER_IN_USE',
-          `${what} is in use by process ${holder} (${path}). Stop that process first (kill -TERM ${holder}); while it runs, use the CLI against it, or give this process another data folder (DATA_DIR).`,
+          `${what} is in use by process ${holder} (${path}). Stop that process first (kill -TERM ${holder}); while it runs, reach it through its staff API (the CLI's commands do when it answers at the configured host and port), or give this process another data folder (DATA_DIR).`,
           { details: { pid: holder, lock: path } },
         );
       }
