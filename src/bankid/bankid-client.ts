@@ -1,4 +1,4 @@
-import { Agent, request } from 'node:https';
+import { Agent, request, type AgentOptions, type RequestOptions } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import type { GatewayConfig } from '../config/config.schema.ts';
@@ -86,9 +86,10 @@ const MAX_ANSWER_BYTES = 1024 * 1024;
 
 export function createBankIdClient(options: BankIdClientOptions): BankIdClient {
   const base = serviceRoot(options.url);
-  const agent = new Agent({ keepAlive: true, minVersion: 'TLSv1.2', ca: options.ca, ...options.credentials });
+  const tls = { minVersion: 'TLSv1.2', ca: options.ca, ...options.credentials } as const;
+  const agent = new Agent({ keepAlive: true, ...tls });
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const post = (path: string, body: object) => postJson(agent, new URL(path, base), body, timeoutMs);
+  const post = (path: string, body: object) => postJson({ agent, tls }, new URL(path, base), body, timeoutMs);
 
   return {
     async sign(order) {
@@ -133,12 +134,36 @@ function serviceRoot(url: string): URL {
   return root;
 }
 
-/** POSTs JSON and resolves with the parsed 200 answer; anything else rejects with BankIdError. */
-function postJson(agent: Agent, url: URL, body: object, timeoutMs: number): Promise<unknown> {
+/** The kept-alive connections, and the TLS settings a connection of its own is opened with. */
+interface Connections {
+  readonly agent: Agent;
+  readonly tls: AgentOptions;
+}
+
+/**
+ * POSTs JSON and resolves with the parsed 200 answer; anything else rejects with
+ * BankIdError. A request sent on a kept-alive connection that the server reset before
+ * answering anything is sent once more, on a connection of its own: the server closed
+ * that idle connection as the request went out (at its keep-alive time, or late, when
+ * its process was busy as the timer fell due), so it never read the request.
+ */
+async function postJson(connections: Connections, url: URL, body: object, timeoutMs: number): Promise<unknown> {
   const payload = Buffer.from(JSON.stringify(body), 'utf8');
+  try {
+    return await postOnce({ agent: connections.agent }, url, payload, timeoutMs);
+  } catch (error) {
+    if (!(error instanceof ResetBeforeAnswer)) throw error;
+    return postOnce({ agent: false, ...connections.tls }, url, payload, timeoutMs);
+  }
+}
+
+/** A kept-alive connection reset before any answer came: the request is sent again. */
+class ResetBeforeAnswer extends BankIdError {}
+
+function postOnce(connection: RequestOptions, url: URL, payload: Buffer, timeoutMs: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const req = request(url, {
-      agent,
+      ...connection,
       method: 'POST',
       headers: { 'content-type': 'application/json', 'content-length': payload.length, accept: 'application/json' },
     }, (res) => {
@@ -154,7 +179,9 @@ function postJson(agent: Agent, url: URL, body: object, timeoutMs: number): Prom
     const timer = setTimeout(() => req.destroy(new BankIdError('timeout', `no answer from ${url.host} within ${timeoutMs} ms`)), timeoutMs);
     req.on('error', (error) => {
       clearTimeout(timer);
-      reject(error instanceof BankIdError ? error : new BankIdError('connectionFailed', `${url.host}: ${(error as Error).message}`, { cause: error }));
+      if (error instanceof BankIdError) return reject(error);
+      const reset = req.reusedSocket && (error as NodeJS.ErrnoException).code === 'ECONNRESET';
+      return reject(new (reset ? ResetBeforeAnswer : BankIdError)('connectionFailed', `${url.host}: ${error.message}`, { cause: error }));
     });
     req.end(payload);
   });
