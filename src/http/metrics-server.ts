@@ -4,6 +4,7 @@ import type { GatewayConfig } from '../config/config.schema.ts';
 import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { answerErrors } from './answer-errors.ts';
+import { logRequests } from './request-log.ts';
 import { requireStaff } from './staff-auth.ts';
 import { trustedProxies } from './trusted-proxies.ts';
 
@@ -15,8 +16,10 @@ import { trustedProxies } from './trusted-proxies.ts';
  * Nothing else is served here: the console and the staff API stay on the api process.
  */
 export async function buildMetricsServer(config: Readonly<GatewayConfig>, metrics: GatewayMetrics, log: Logger): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: log.child({ listener: 'metrics' }) as FastifyBaseLogger, ...trustedProxies(config) });
+  const app = Fastify({ loggerInstance: log.child({ listener: 'metrics' }) as FastifyBaseLogger, disableRequestLogging: true, ...trustedProxies(config) });
   app.setErrorHandler(answerErrors(log));
+  // Scrapes at debug; refusals at info, failures and slow answers at warn.
+  logRequests(app, log.child({ listener: 'metrics' }));
   await app.register(async (staff) => {
     await requireStaff(staff, config.staff.users, new LoginThrottle(config.loginFailuresPerMinute));
     staff.get('/metrics', async (_request, reply) => reply.type(metrics.contentType).send(await metrics.render()));

@@ -69,9 +69,9 @@ export async function registerRestApi(app: FastifyInstance, options: RestApiOpti
     await api.register(async (authenticated) => {
       // A request's own logger (its reqId bound) is a pino child per request, and binding
       // through the redaction of personal numbers is a measurable part of a small GET.
-      // It only pays when Fastify writes its per-request lines (info and below); these
-      // routes log nothing of their own, so otherwise they share the REST API's logger.
-      if (!options.log.isLevelEnabled('info')) authenticated.setChildLoggerFactory((logger) => logger);
+      // It only pays when a line per request is written (debug, src/http/request-log.ts);
+      // these routes log nothing of their own, so otherwise they share the REST API's logger.
+      if (!options.log.isLevelEnabled('debug')) authenticated.setChildLoggerFactory((logger) => logger);
       requireApiClient(authenticated, tokens, clock);
       // Each client's rate and requests in flight (api.limits), before any route reads the database.
       limitApiClients(authenticated, { config: options.config, log: options.log });

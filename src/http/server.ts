@@ -41,6 +41,7 @@ import { StaffSessions } from './console/staff-sessions.ts';
 import { keepQueueDashboardLocal } from './console/queue-dashboard.ts';
 import { registerMetricsRoutes } from './metrics.routes.ts';
 import { answerErrors } from './answer-errors.ts';
+import { REQUEST_SUMMARY_EVERY_MS, logRequests } from './request-log.ts';
 
 /**
  * The HTTP server on PORT (default 8080): health for orchestrators, and behind staff
@@ -76,7 +77,7 @@ declare module 'fastify' {
 export async function buildHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
   const { config, deps, queues } = options;
   const throttle = new LoginThrottle(config.loginFailuresPerMinute);
-  const common = { loggerInstance: options.log.child({ role: 'api' }) as FastifyBaseLogger, bodyLimit: config.limits.maxDocumentBytes, ...trustedProxies(config) };
+  const common = { loggerInstance: options.log.child({ role: 'api' }) as FastifyBaseLogger, disableRequestLogging: true, bodyLimit: config.limits.maxDocumentBytes, ...trustedProxies(config) };
   const https = ssekHttpsOptions(config);
   // With ssek.tls the port speaks HTTPS (client certificates for SSEK); routes see the same instance API either way.
   const app = (https ? Fastify({ ...common, https }) : Fastify(common)) as unknown as FastifyInstance;
@@ -89,6 +90,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
   app.addContentTypeParser(['application/xml', 'text/xml', 'application/octet-stream'], { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   app.setErrorHandler(answerErrors(options.log));
+  // Each request at debug (client errors at info, server errors and slow ones at warn), and a summary a minute.
+  logRequests(app, options.log.child({ role: 'api' }), { summaryEveryMs: REQUEST_SUMMARY_EVERY_MS });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   // Unauthenticated, so it says up or down per dependency and nothing more: why a
