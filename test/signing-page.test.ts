@@ -15,6 +15,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import { startTestGateway, waitFor, type TestGateway, type TestGatewayOptions } from './support/harness.ts';
 import { advisorFirmApi, startTestBankId, type TestBankId } from './support/bankid.ts';
 import { INSURED, POLICYHOLDER, STRANGER, asFirm, prepareWithdrawableInsurance, requestWithdrawal, signingLink, type TwoSignatoryCase } from './support/signing-case.ts';
+import { signInToConsole } from './support/console-session.ts';
+import { startSmtpSink, type SmtpSink } from './support/smtp-sink.ts';
 import { animatedQrData } from '../src/bankid/qr-code.ts';
 import { qrOutline } from '../src/http/signing-page/qr-svg.ts';
 
@@ -26,6 +28,7 @@ const ENGINES: ReadonlyArray<readonly [string, TestGatewayOptions]> = [['the emb
 describe.each(ENGINES)('the signing page, %s', (_engine, engine) => {
   let gateway: TestGateway;
   let testBankId: TestBankId;
+  let smtp: SmtpSink;
   let insuranceNumber = '';
   let signCase: TwoSignatoryCase;
   let other: TwoSignatoryCase;
@@ -36,17 +39,23 @@ describe.each(ENGINES)('the signing page, %s', (_engine, engine) => {
 
   beforeAll(async () => {
     testBankId = await startTestBankId();
+    smtp = await startSmtpSink();
     gateway = await startTestGateway({
       ...engine, roles: ['api'], clock,
-      settings: { api: await advisorFirmApi(), bankid: await testBankId.settings(), signingPage: { linkLifetimeHours: 48 } },
+      settings: {
+        api: await advisorFirmApi(), bankid: await testBankId.settings(), signingPage: { linkLifetimeHours: 48 },
+        mail: { smtp: { host: smtp.host, port: smtp.port, from: 'signing@insurer.example' } },
+        staff: { users: [{ username: 'staff', password: 'test-password' }, { username: 'vera', password: 'viewer-password', role: 'viewer' }] },
+      },
     });
-    insuranceNumber = await prepareWithdrawableInsurance(gateway, '2026-11-26');
+    insuranceNumber = await prepareWithdrawableInsurance(gateway, testBankId.server, '2026-11-26');
     signCase = await requestWithdrawal(gateway, insuranceNumber);
     other = await requestWithdrawal(gateway, insuranceNumber, '1000.00');
   }, 120_000);
   afterAll(async () => {
     await gateway?.destroy();
     await testBankId?.close();
+    await smtp?.close();
   });
 
   const get = (url: string, headers: Record<string, string> = {}) => gateway.http!.inject({ method: 'GET', url, headers });
@@ -207,6 +216,39 @@ describe.each(ENGINES)('the signing page, %s', (_engine, engine) => {
     assert.deepEqual(await rows('SELECT status, hint_code FROM sign_orders WHERE order_ref = $1', [order.order_ref]), [{ status: 'failed', hint_code: 'userCancel' }]);
   });
 
+  test('staff mail a signatory the link from the console: a link of its own in the mail, audited; refused to viewers and for a bad address', async () => {
+    const session = await signInToConsole(gateway.http!, 'staff', 'test-password');
+    const casePage = await get(`/console/sign-cases/${other.signCaseId}`, { cookie: session.cookie });
+    assert.equal(casePage.statusCode, 200);
+    assert.match(casePage.body, /<form method="post" action="\/console\/sign-cases\/[^"]+\/mail-link" class="mail-link">/);
+    const mail = (fields: Record<string, string>, who = session) => post(`/console/sign-cases/${other.signCaseId}/mail-link`, { _csrf: who.csrf, ...fields }, { cookie: who.cookie });
+    const before = smtp.mails.length;
+    const sent = await mail({ role: 'insured', personalNumber: INSURED.personalNumber, address: 'ebbe@example.se' });
+    assert.equal(sent.statusCode, 303, sent.body);
+    assert.equal(smtp.mails.length, before + 1);
+    const text = smtp.mails.at(-1)!.parsed.text!;
+    assert.deepEqual(smtp.mails.at(-1)!.envelopeTo, ['ebbe@example.se']);
+    const url = /(http:\/\/\S+\/sign\/\S+)/.exec(text)![1]!;
+    assert.match(text, /Du ombeds signera med BankID[\s\S]*You are asked to sign with BankID/);
+    const opened = await get(new URL(url).pathname + new URL(url).search);
+    assert.equal(opened.statusCode, 200);
+    assert.match(opened.body, /data-role="insured" data-signed="no" data-own="yes"/);
+    const links = await rows<{ created_by: string }>('SELECT created_by FROM sign_links WHERE sign_case_id = $1 ORDER BY created_at DESC LIMIT 1', [other.signCaseId]);
+    assert.equal(links[0]!.created_by, 'staff:staff');
+
+    assert.equal((await mail({ role: 'insured', personalNumber: INSURED.personalNumber, address: 'not an address' })).statusCode, 400);
+    const viewer = await signInToConsole(gateway.http!, 'vera', 'viewer-password');
+    assert.equal((await mail({ role: 'insured', personalNumber: INSURED.personalNumber, address: 'x@example.se' }, viewer)).statusCode, 403);
+    assert.equal((await mail({ role: 'insured', personalNumber: INSURED.personalNumber, address: 'x@example.se', _csrf: 'forged' })).statusCode, 403, 'without the session\'s CSRF token');
+    assert.equal(smtp.mails.length, before + 1, 'nothing more was mailed');
+    const audit = await rows<{ username: string; reason: string; outcome: string }>(
+      `SELECT username, reason, outcome FROM staff_audit WHERE action = 'mail-sign-link' AND subject = $1 ORDER BY id`, [other.signCaseId]);
+    assert.deepEqual(audit.map((entry) => [entry.username, entry.reason, entry.outcome]), [
+      ['staff', 'insured to ebbe@example.se', 'done'], ['staff', 'insured to not an address', 'refused: "not an address" is not a mail address.'],
+    ]);
+    assert.ok(!audit.some((entry) => entry.reason.includes(new URL(url).searchParams.get('t')!)), 'the token is in the mail only');
+  });
+
   test('both signatories sign on the page: the request is signed, and the links then open nothing', async () => {
     const links = { policyholder: await signingLink(gateway, signCase.signCaseId, 'policyholder'), insured: await signingLink(gateway, signCase.signCaseId, 'insured') };
     for (const [role, person] of [['policyholder', POLICYHOLDER], ['insured', INSURED]] as const) {
@@ -215,10 +257,21 @@ describe.each(ENGINES)('the signing page, %s', (_engine, engine) => {
       const order = (await pendingOrder(signCase.signCaseId, role))!;
       testBankId.server.control.signThrough(order.order_ref, person);
       await new Promise((resolve) => setTimeout(resolve, 2_000));
+      if (role === 'policyholder') {
+        // As the page's script asks: the outcome, the case's count and the signatory's own line, to be shown in place.
+        const done = await post(`/sign/${signCase.signCaseId}/collect`, { t: link.token, lang: 'en' }, { accept: 'application/json' });
+        assert.equal(done.statusCode, 200, done.body);
+        const answer = done.json() as { status: string; message: string; caseStatus: string; ownStatus: string };
+        assert.deepEqual({ ...answer, ownStatus: answer.ownStatus.replace(/\d.*$/, '<when>') }, {
+          status: 'signed', message: 'You have signed. Thank you! There is nothing more for you to do.',
+          caseStatus: '1 of 2 signatures done. We are waiting for the others.', ownStatus: 'Signed <when>',
+        });
+        continue;
+      }
       const done = await post(`/sign/${signCase.signCaseId}/collect`, { t: link.token });
       assert.equal(done.statusCode, 200);
       assert.match(done.body, /<p id="no-signing" class="notice done" role="status">Du har signerat\. Tack!/);
-      assert.match(done.body, role === 'policyholder' ? /1 av 2 underskrifter klara/ : /Alla har signerat\. Du behöver inte göra något mer\./);
+      assert.match(done.body, /Alla har signerat\. Du behöver inte göra något mer\./);
     }
     const view = await signatories(signCase.signCaseId);
     assert.equal(view.complete, true);

@@ -4,14 +4,14 @@ import type { Sql } from './database.ts';
  * The staff audit log (migration 0026): who did what to which subject, when and why,
  * and how it ended. Entries are only ever added: the table refuses UPDATE and DELETE.
  */
-export type StaffAction = 'replay' | 'view-detail';
+export type StaffAction = 'replay' | 'view-detail' | 'mail-sign-link';
 
 export interface StaffAuditEntry {
   readonly id: number;
   readonly at: Date;
   readonly username: string;
   readonly action: StaffAction;
-  /** What the action was about: a message id. */
+  /** What the action was about: a message id, a sign case id. */
   readonly subject: string;
   readonly reason: string | null;
   /** `done`, or `refused: <why>`. */

@@ -1,15 +1,18 @@
 import assert from 'node:assert/strict';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { LocalPerson } from '../../src/bankid/local-bankid-orders.ts';
+import type { LocalBankIdServer } from '../../src/bankid/local-bankid-server.ts';
+import { submitSigned } from './application-signing.ts';
 import type { TestGateway } from './harness.ts';
 
 /**
- * A sign case with two signatories to sign on the signing page, made through the REST API
- * as an advisor firm makes one: the firm's intermediation power on the policyholder, a
- * capital insurance of the policyholder on another person's life (so the case has a
- * policyholder and an insured), its custody value, a validated withdrawal account and a
- * withdrawal request of 12 500 kr. The gateway's REST API needs the client `firm`
- * (advisorFirmApi in ./bankid.ts).
+ * Sign cases with two signatories to sign on the signing page, made through the REST API
+ * as an advisor firm makes them: the firm's intermediation power on the policyholder, an
+ * application for a capital insurance of the policyholder on another person's life (so
+ * its case has a policyholder and an insured), and, once that is signed and issued, its
+ * custody value, a validated withdrawal account and a withdrawal request of 12 500 kr.
+ * The gateway's REST API needs the client `firm` (advisorFirmApi in ./bankid.ts) and
+ * BankID (the local server, startTestBankId).
  */
 export const POLICYHOLDER: LocalPerson = { personalNumber: '198506152381', givenName: 'Tove', surname: 'Lind' };
 export const INSURED: LocalPerson = { personalNumber: '199203033452', givenName: 'Ebbe', surname: 'Lind' };
@@ -32,22 +35,34 @@ export async function asFirm(gateway: TestGateway, options: InjectOptions): Prom
   return gateway.http!.inject({ ...options, headers: { ...options.headers, authorization: `Bearer ${(token.json() as { access_token: string }).access_token}` } });
 }
 
-/** The insurance, once per gateway: power, application, custody value and account. */
-export async function prepareWithdrawableInsurance(gateway: TestGateway, today: string): Promise<string> {
+/** The application the cases' insurance comes from: the policyholder's capital insurance on the insured's life. */
+export const APPLICATION = {
+  productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: POLICYHOLDER.personalNumber }, insured: { id: INSURED.personalNumber },
+  premium: { single: '50000.00', monthly: '1000' }, funds: [{ isin: 'SE000DEPA010', percent: 100 }],
+  custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
+} as const;
+
+/** The firm's intermediation power on the policyholder, from 2026-01-01 (once per gateway). */
+async function grantFirmPower(gateway: TestGateway): Promise<void> {
   const power = await gateway.http!.inject({
     method: 'POST', url: '/api/powers-of-attorney', headers: STAFF,
     payload: { holderOrganisationNumber: '5565555553', customerId: POLICYHOLDER.personalNumber, kind: 'intermediation', validFrom: '2026-01-01' },
   });
   assert.equal(power.statusCode, 201, power.body);
-  const issued = await asFirm(gateway, {
-    method: 'POST', url: '/InsuranceApplication', payload: {
-      productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: POLICYHOLDER.personalNumber }, insured: { id: INSURED.personalNumber },
-      premium: { single: '50000.00', monthly: '1000' }, funds: [{ isin: 'SE000DEPA010', percent: 100 }],
-      custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
-    },
-  });
-  assert.equal(issued.statusCode, 201, issued.body);
-  const insuranceNumber = (issued.json() as { insuranceId: string }).insuranceId;
+}
+
+/**
+ * The insurance, once per gateway: the power, the application signed by the policyholder
+ * and the insured through the REST API and BankID (test/support/application-signing.ts)
+ * and so issued, its custody value and the withdrawal account.
+ */
+export async function prepareWithdrawableInsurance(gateway: TestGateway, bankid: LocalBankIdServer, today: string): Promise<string> {
+  await grantFirmPower(gateway);
+  const issued = await submitSigned<{ applicationId: string; status: string; signCaseId: string; insuranceId: string }>(
+    (options) => asFirm(gateway, options), bankid, '/InsuranceApplication', APPLICATION,
+  );
+  assert.equal(issued.status, 'issued');
+  const insuranceNumber = issued.insuranceId;
   const db = gateway.deps.db;
   await db.query(
     `INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
@@ -59,6 +74,15 @@ export async function prepareWithdrawableInsurance(gateway: TestGateway, today: 
     [POLICYHOLDER.personalNumber, VALIDATED, today],
   );
   return insuranceNumber;
+}
+
+/** The application submitted by the firm (the power granted already): awaiting the policyholder's and the insured's signatures. */
+export async function submitApplication(gateway: TestGateway): Promise<{ applicationId: string; signCaseId: string }> {
+  const submitted = await asFirm(gateway, { method: 'POST', url: '/InsuranceApplication', payload: APPLICATION });
+  assert.equal(submitted.statusCode, 201, submitted.body);
+  const { applicationId, signCaseId, status } = submitted.json() as { applicationId: string; signCaseId: string; status: string };
+  assert.equal(status, 'awaiting-signature');
+  return { applicationId, signCaseId };
 }
 
 /** A withdrawal request of the insurance, and its sign case (policyholder and insured). */

@@ -1,4 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { MailSender } from '../../channels/mail/mail-sender.ts';
+import { createSmtpSender } from '../../channels/mail/smtp.sender.ts';
 import { isGatewayError } from '../../core/gateway-error.ts';
 import type { LoginThrottle } from '../login-throttle.ts';
 import type { HttpServerOptions } from '../server.ts';
@@ -13,6 +15,7 @@ import { registerMailAndNoticePages } from './mail-and-notices.page.ts';
 import { registerOverviewPage } from './overview.page.ts';
 import { registerReviewPages } from './reviews.page.ts';
 import { registerRunsPage } from './runs.page.ts';
+import { registerSignCasePage } from './sign-case.page.ts';
 import { registerSignInRoutes } from './sign-in.routes.ts';
 import { isReadOnly, sameSecret, type StaffSessions } from './staff-sessions.ts';
 
@@ -78,6 +81,13 @@ export async function registerConsole(app: FastifyInstance, options: ConsoleOpti
     registerMailAndNoticePages(scope, options);
     registerReviewPages(scope, options);
     registerInsurancePage(scope, options);
+    // Signing links are mailed through mail.smtp, with a connection of the console's own, opened at the first mail.
+    let sender: MailSender | undefined;
+    scope.addHook('onClose', async () => sender?.close());
+    registerSignCasePage(scope, options, () => {
+      if (!sender && options.config.mail.smtp) sender = createSmtpSender(options.config.mail.smtp);
+      return sender;
+    });
   });
 }
 

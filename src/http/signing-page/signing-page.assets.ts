@@ -11,11 +11,14 @@
  *
  * The script only polls: each second it posts the Check status form (the link token
  * and language) to /sign/{id}/collect asking for JSON, puts the next QR code's outline
- * into the SVG and the step into the status line; once the order is over it submits
- * the form, so the outcome is the page the server renders. It builds no markup.
+ * into the SVG and the step into the status line. Signed, it says so in the status line
+ * and hides the code (the case may be complete, and its link spent: a reload would be
+ * the 404); an order that failed it submits the form, so the outcome, with the buttons
+ * to try again, is the page the server renders. It builds no markup.
  */
 export const SIGNING_PAGE_CSS = `
 *, *::before, *::after { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #1b1f24; background: #ffffff; }
 header { display: flex; justify-content: flex-end; padding: .75rem 1rem; border-bottom: 1px solid #6b7280; }
 main { max-width: 42rem; margin: 0 auto; padding: 1rem; }
@@ -60,6 +63,26 @@ export const SIGNING_PAGE_JS = `'use strict';
     clearInterval(timer);
     form.submit();
   }
+  // Signed: said where the status was (the case may be complete now, and its link spent).
+  function signed(answer) {
+    clearInterval(timer);
+    status.textContent = answer.message;
+    var caseStatus = document.getElementById('case-status');
+    if (caseStatus && answer.caseStatus) caseStatus.textContent = answer.caseStatus;
+    ['qr-code', 'scan-help', 'check-status', 'open-app', 'status-help'].forEach(function (id) {
+      var element = document.getElementById(id);
+      if (element) element.setAttribute('hidden', '');
+    });
+    var own = document.querySelector('#signatories li[data-own=yes]');
+    if (own) {
+      own.setAttribute('data-signed', 'yes');
+      var ownStatus = own.querySelector('span');
+      if (ownStatus && answer.ownStatus) {
+        ownStatus.textContent = answer.ownStatus;
+        ownStatus.className = 'signed';
+      }
+    }
+  }
   function poll() {
     if (busy) return;
     busy = true;
@@ -70,6 +93,7 @@ export const SIGNING_PAGE_JS = `'use strict';
     }).then(function (response) {
       if (!response.ok) { finish(); return undefined; }
       return response.json().then(function (answer) {
+        if (answer.status === 'signed') { signed(answer); return; }
         if (answer.status !== 'pending') { finish(); return; }
         if (status.textContent !== answer.message) status.textContent = answer.message;
         if (svg && path && answer.qr) {

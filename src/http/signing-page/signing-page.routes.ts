@@ -12,7 +12,7 @@ import { openSignLink } from '../../pipeline/sign-links.ts';
 import { qrOutline, qrViewBox } from './qr-svg.ts';
 import { SIGNING_PAGE_CSS, SIGNING_PAGE_JS } from './signing-page.assets.ts';
 import { languageOf, NOT_FOUND_PAGE, TEXTS, type Language, type PageTexts } from './signing-page.texts.ts';
-import { pageUrl, renderSigningPage, type Device, type SigningPageModel } from './signing-page.view.ts';
+import { caseStatusText, pageUrl, signatoryStatusText, renderSigningPage, type Device, type SigningPageModel } from './signing-page.view.ts';
 
 /**
  * The insurer's signing page: GET /sign/{signCaseId}?t=<link token>, where a signatory
@@ -31,7 +31,7 @@ import { pageUrl, renderSigningPage, type Device, type SigningPageModel } from '
  *   reloaded; in between the order's last recorded status is answered with the QR code
  *   of the current second.
  * - Forms are posted with the token in the body, and refused (403) when the browser
- *   says they came from another site (Origin, Sec-Fetch-Site). Every answer forbids
+ *   says they came from another site (Sec-Fetch-Site; Origin where that is not sent). Every answer forbids
  *   framing, caching and sending a Referer (the page's address holds the token), and
  *   its Content-Security-Policy allows only this origin's stylesheet and script.
  */
@@ -51,7 +51,7 @@ const HEADERS: Readonly<Record<string, string>> = {
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
   'cross-origin-opener-policy': 'same-origin',
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 };
 
 interface Opened {
@@ -130,11 +130,17 @@ export async function registerSigningPage(app: FastifyInstance, options: Signing
     return { ...base, ...(notice ?? (outcome ? { outcome: { kind: 'error', text: stepText(texts, outcome) } } : {})) };
   }
 
+  /**
+   * Whether a form came from the page itself, as far as the browser says. The page sends
+   * no Referer, and so (by the Fetch standard) its own forms go with `Origin: null`: a
+   * browser's Sec-Fetch-Site decides where it is sent, an Origin naming another site
+   * where it is not. Either way the form is worth nothing without the link's token.
+   */
   function sameOrigin(request: FastifyRequest): boolean {
     const site = request.headers['sec-fetch-site'];
-    if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+    if (site !== undefined) return site === 'same-origin' || site === 'none';
     const origin = request.headers.origin;
-    return origin === undefined || origin === `${request.protocol}://${request.headers.host}` || origin === publicOrigin;
+    return origin === undefined || origin === 'null' || origin === `${request.protocol}://${request.headers.host}` || origin === publicOrigin;
   }
 
   await app.register(async (scope) => {
@@ -194,7 +200,9 @@ export async function registerSigningPage(app: FastifyInstance, options: Signing
       if (!wantsJson(request)) return page(reply, renderSigningPage(model));
       return reply.send(model.pending
         ? { status: 'pending', message: model.pending.status, qr: { viewBox: qrViewBox(model.pending.qr.size), path: model.pending.qr.path } }
-        : { status: model.noSigning ? 'signed' : 'ended', message: model.noSigning ?? model.outcome?.text ?? '' });
+        : model.noSigning
+          ? { status: 'signed', message: model.noSigning, caseStatus: caseStatusText(model), ownStatus: signatoryStatusText(model, model.signatory) }
+          : { status: 'ended', message: model.outcome?.text ?? '' });
     });
   });
 }
@@ -242,5 +250,5 @@ function problemPage(lang: Language): string {
 
 function simplePage(title: string, text: string): string {
   // Constant texts only (TEXTS): nothing of the request is put in.
-  return `<!doctype html>\n<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><link rel="stylesheet" href="/sign/page.css"></head>\n<body><main><h1>${title}</h1><p role="alert">${text}</p></main></body></html>\n`;
+  return `<!doctype html>\n<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/sign/page.css"></head>\n<body><main><h1>${title}</h1><p role="alert">${text}</p></main></body></html>\n`;
 }

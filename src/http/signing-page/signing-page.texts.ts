@@ -177,6 +177,7 @@ export const NOT_FOUND_PAGE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Länken gäller inte · The link is not valid</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/sign/page.css">
 </head>
 <body>

@@ -49,6 +49,7 @@ export function renderSigningPage(model: SigningPageModel): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${texts.title}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/sign/page.css">
 ${refresh ? html`<noscript><meta http-equiv="refresh" content="2; url=${refresh}"></noscript>
 <script src="/sign/page.js" defer></script>` : ''}
@@ -65,7 +66,7 @@ ${refresh ? html`<noscript><meta http-equiv="refresh" content="2; url=${refresh}
 <section aria-labelledby="who-heading">
 <h2 id="who-heading">${texts.whoSigns}</h2>
 ${signatoryList(model)}
-<p id="case-status">${caseStatus(model)}</p>
+<p id="case-status">${caseStatusText(model)}</p>
 </section>
 <section aria-labelledby="sign-heading">
 <h2 id="sign-heading">${texts.howToSign}</h2>
@@ -84,11 +85,18 @@ function signatoryList(model: SigningPageModel): Html {
     const own = s.role === model.signatory.role && s.personalNumber === model.signatory.personalNumber;
     return html`<li data-role="${s.role}" data-signed="${s.signedAt ? 'yes' : 'no'}"${own ? trusted(' data-own="yes"') : ''}>
 <strong>${texts.roles[s.role]}${own ? ` (${texts.you})` : ''}</strong> ${maskPersonalIdentityNumbers(`${s.personalNumber.slice(0, 8)}-${s.personalNumber.slice(8)}`)}:
-<span class="${s.signedAt ? 'signed' : 'unsigned'}">${s.signedAt ? texts.signedAt(stockholmTime(s.signedAt, model.lang)) : texts.notSigned}</span></li>`;
+<span class="${s.signedAt ? 'signed' : 'unsigned'}">${signatoryStatusText(model, s)}</span></li>`;
   })}</ul>`;
 }
 
-function caseStatus(model: SigningPageModel): string {
+/** Whether (and when) a signatory has signed. */
+export function signatoryStatusText(model: Pick<SigningPageModel, 'lang'>, signatory: SignCaseSignatory): string {
+  const texts = TEXTS[model.lang];
+  return signatory.signedAt ? texts.signedAt(stockholmTime(signatory.signedAt, model.lang)) : texts.notSigned;
+}
+
+/** How many have signed of how many must, or that everyone has. */
+export function caseStatusText(model: Pick<SigningPageModel, 'lang' | 'signCase'>): string {
   const texts = TEXTS[model.lang];
   const { signatories, companySignaturesRequired } = model.signCase;
   if (isFullySigned(signatories, companySignaturesRequired)) return texts.complete;
@@ -124,7 +132,7 @@ function pendingPanel(model: SigningPageModel): Html {
 ${code}
 <p><strong>${texts.status}:</strong> <span id="signing-status" role="status" aria-live="polite">${pending.status}</span></p>
 <form method="post" action="/sign/${encodeURIComponent(model.signCase.signCaseId)}/collect" id="check-status">${hidden(model, model.device)}<button type="submit" class="secondary">${texts.checkStatus}</button></form>
-<p class="help">${texts.checkStatusHelp}</p>
+<p class="help" id="status-help">${texts.checkStatusHelp}</p>
 </div>`;
 }
 
