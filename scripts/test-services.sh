@@ -32,14 +32,33 @@ need curl curl
 need poppler-utils pdftotext
 need chromium /usr/bin/chromium
 
+# Debian starts a package's service when it is installed (sshd and Dovecot listening on
+# every interface, the system's PostgreSQL and Redis): the tests want none of them, only
+# their own instances on loopback, started below and by the test support code. So the
+# install runs under a policy-rc.d that refuses every start (exit 101, "action
+# forbidden", as Debian's invoke-rc.d documents), removed again afterwards; a
+# policy-rc.d the host already has is left as it is. DG_POLICY_RC_D names another path
+# (the script's own test).
+policy=${DG_POLICY_RC_D:-/usr/sbin/policy-rc.d}
+
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "test services: installing ${missing[*]} (apt-get)" >&2
+  echo "test services: installing ${missing[*]} (apt-get), starting none of their system services" >&2
   if [ "$(id -u)" = 0 ]; then sudo=(); elif command -v sudo >/dev/null; then sudo=(sudo); else
     echo "test services: need root or sudo to apt-get install ${missing[*]}; install them and run again" >&2
     exit 2
   fi
+  placed=
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\n# Placed by depot-gateway scripts/test-services.sh while it installs packages: start no service.\nexit 101\n' |
+      "${sudo[@]}" tee "$policy" >/dev/null
+    "${sudo[@]}" chmod 755 "$policy"
+    placed=1
+  fi
+  trap '[ -n "$placed" ] && "${sudo[@]}" rm -f "$policy"' EXIT
   "${sudo[@]}" apt-get update -qq
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  [ -n "$placed" ] && "${sudo[@]}" rm -f "$policy"
+  placed=
 fi
 
 if [ -z "${TEST_DATABASE_ADMIN_URL:-}" ] && ! pg_isready -h 127.0.0.1 -p 5432 -q; then
