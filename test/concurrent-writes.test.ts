@@ -35,12 +35,13 @@ import { cookieOf } from './support/console-session.ts';
 import { changeFee, salaryAdjustment } from './support/documents.ts';
 import { envelope, signEnvelope } from './support/ssek-envelopes.ts';
 import { burst, json, send, tally } from './support/http-burst.ts';
+import { startSmtpSink, type SmtpSink } from './support/smtp-sink.ts';
 import {
   AT_ONCE, CLIENTS, CUSTOMER, FIRM, ORGANISATION, PLAN_EMPLOYER, STAFF_BASIC, TODAY, VALIDATED_ACCOUNT,
   amountOfWhichSomeFit, applicationHistory, applicationUnderReview, consoleForm, consoleSession, count, countBy, custodianCall, deadMessage,
   expectReportsApplied, expectRequested, expectStatus, insuranceApplication, issueInsurance, openBench, personnummer, planApplication, replays,
-  requestWithdrawal, restCall, rows, sha256, signInForm, signedByApplicant, staffCall, times, tokenCall, visibleText, withdrawableInsurance,
-  withdrawalEvents, type Bench,
+  requestWithdrawal, restCall, rows, sha256, signInForm, signedAtBankId, signedAtBankIdAs, signedByApplicant, signingLinkToken, signingPageForm, staffCall, times, tokenCall,
+  visibleText, withdrawableInsurance, withdrawalEvents, EMPLOYER_SIGNATORY, type Bench,
 } from './support/write-bench.ts';
 
 /** Each route that writes: prepare, 20 at once, then every answer and the ledger. */
@@ -63,12 +64,23 @@ const ROWS: Readonly<Record<string, (bench: Bench) => Promise<void>>> = {
   'POST /InsuranceApplication': async (b) => {
     const { answers } = await b.burst(times((i) => restCall(b, i, 'POST', '/InsuranceApplication', insuranceApplication())));
     assert.deepEqual(tally(answers), { 201: AT_ONCE });
-    const issued = answers.map((answer) => json<{ applicationId: string; status: string; insuranceId: string }>(answer));
-    assert.deepEqual(issued.map((application) => application.status), Array(AT_ONCE).fill('issued'));
-    assert.equal(new Set(issued.map((application) => application.insuranceId)).size, AT_ONCE, 'each its own insurance');
+    const submitted = answers.map((answer) => json<{ applicationId: string; status: string; signCaseId: string; insuranceId: string | null }>(answer));
+    assert.deepEqual(countBy(submitted.map((application) => `${application.status}, ${application.insuranceId}`)), { 'awaiting-signature, null': AT_ONCE }, 'nothing issued unsigned');
+    assert.equal(new Set(submitted.map((application) => application.signCaseId)).size, AT_ONCE, 'each its own sign case');
+    assert.equal(await count(b, 'SELECT count(*) AS n FROM insurances WHERE created_by_message = ANY($1)', [submitted.map((application) => application.applicationId)]), 0);
+    // Each signed at BankID, then the 20 signatures collected at once: each issued as its own insurance, with its own custody account.
+    const orderRefs: string[] = [];
+    for (const application of submitted) orderRefs.push(await signedByApplicant(b, application.signCaseId));
+    const collected = await b.burst(submitted.map((application, i) => restCall(b, i, 'POST', `/SignCase/${application.signCaseId}/Collect`, { orderRef: orderRefs[i] })));
+    assert.deepEqual(tally(collected.answers), { 200: AT_ONCE });
+    assert.deepEqual(countBy(collected.answers.map((answer) => json<{ status: string }>(answer).status)), { complete: AT_ONCE });
+    const issued = await rows<{ application_id: string; status: string; insurance_number: string | null }>(b,
+      'SELECT application_id, status, insurance_number FROM applications WHERE application_id = ANY($1)', [submitted.map((application) => application.applicationId)]);
+    assert.deepEqual(countBy(issued.map((application) => application.status)), { issued: AT_ONCE });
+    assert.equal(new Set(issued.map((application) => application.insurance_number)).size, AT_ONCE, 'each its own insurance');
     const ledger = await rows<{ insurance_number: string; custody_account: string }>(b,
-      'SELECT insurance_number, custody_account FROM insurances WHERE created_by_message = ANY($1)', [issued.map((application) => application.applicationId)]);
-    assert.deepEqual(ledger.map((row) => row.insurance_number).sort(), issued.map((application) => application.insuranceId).sort());
+      'SELECT insurance_number, custody_account FROM insurances WHERE created_by_message = ANY($1)', [submitted.map((application) => application.applicationId)]);
+    assert.deepEqual(ledger.map((row) => row.insurance_number).sort(), issued.map((application) => application.insurance_number).sort());
     assert.equal(new Set(ledger.map((row) => row.custody_account)).size, AT_ONCE, 'each its own custody account');
   },
 
@@ -81,11 +93,22 @@ const ROWS: Readonly<Record<string, (bench: Bench) => Promise<void>>> = {
   },
 
   'POST /PlanApplication': async (b) => {
-    // The same employer's plan 20 times: the first is issued; an employer that already has an agreement is reviewed.
+    // The same employer's plan 20 times, each awaiting the employer's signatory. Signed at BankID and the 20 signatures collected
+    // at once: the first decided is issued; an employer that already has an agreement is reviewed.
     const { answers } = await b.burst(times((i) => restCall(b, i, 'POST', '/PlanApplication', planApplication())));
     assert.deepEqual(tally(answers), { 201: AT_ONCE });
+    const submitted = answers.map((answer) => json<{ applicationId: string; status: string; signCaseId: string }>(answer));
+    assert.deepEqual(countBy(submitted.map((application) => application.status)), { 'awaiting-signature': AT_ONCE });
+    assert.equal(await count(b, 'SELECT count(*) AS n FROM agreements WHERE employer_organisation_number = $1', [PLAN_EMPLOYER]), 0, 'nothing issued unsigned');
+    const signatory = { role: 'company-signatory', personalNumber: EMPLOYER_SIGNATORY.personalNumber };
+    const orderRefs: string[] = [];
+    for (const application of submitted) orderRefs.push(await signedAtBankIdAs(b, application.signCaseId, signatory, EMPLOYER_SIGNATORY));
+    const collected = await b.burst(submitted.map((application, i) => restCall(b, i, 'POST', `/SignCase/${application.signCaseId}/Collect`, { orderRef: orderRefs[i] })));
+    assert.deepEqual(tally(collected.answers), { 200: AT_ONCE });
+    assert.deepEqual(countBy(collected.answers.map((answer) => json<{ status: string }>(answer).status)), { complete: AT_ONCE });
+    const decided = await rows<{ status: string }>(b, 'SELECT status FROM applications WHERE application_id = ANY($1)', [submitted.map((application) => application.applicationId)]);
     const outcome = {
-      statuses: countBy(answers.map((answer) => json<{ status: string }>(answer).status)),
+      statuses: countBy(decided.map((application) => application.status)),
       agreements: await count(b, 'SELECT count(*) AS n FROM agreements WHERE employer_organisation_number = $1', [PLAN_EMPLOYER]),
     };
     assert.deepEqual(outcome, { statuses: { issued: 1, 'under-review': AT_ONCE - 1 }, agreements: 1 }, 'one plan issued with one agreement; the others reviewed, as the employer has an agreement by then');
@@ -127,6 +150,72 @@ const ROWS: Readonly<Record<string, (bench: Bench) => Promise<void>>> = {
     assert.deepEqual(countBy(answers.map((answer) => json<{ status: string }>(answer).status)), { complete: AT_ONCE });
     assert.deepEqual(await withdrawalEvents(b, requestId), ['requested', 'signed'], 'signed once');
     assert.equal((await rows<{ status: string }>(b, 'SELECT status FROM withdrawal_requests WHERE request_id = $1', [requestId]))[0]?.status, 'signed');
+  },
+
+  'POST /SignCase/:id/Link': async (b) => {
+    const insurance = await withdrawableInsurance(b);
+    const { signCaseId } = await requestWithdrawal(b, insurance, '12500.00');
+    const { answers } = await b.burst(times((i) => restCall(b, i, 'POST', `/SignCase/${signCaseId}/Link`, { role: 'policyholder' })));
+    assert.deepEqual(tally(answers), { 201: AT_ONCE });
+    assert.equal(new Set(answers.map((answer) => json<{ url: string }>(answer).url)).size, AT_ONCE, 'each its own link');
+    assert.equal(await count(b, 'SELECT count(*) AS n FROM sign_links WHERE sign_case_id = $1', [signCaseId]), AT_ONCE, 'each kept');
+  },
+
+  'POST /SignCase/:id/Link/revoke': async (b) => {
+    const insurance = await withdrawableInsurance(b);
+    const { signCaseId } = await requestWithdrawal(b, insurance, '12500.00');
+    for (let i = 0; i < 3; i += 1) await expectStatus(b, restCall(b, 0, 'POST', `/SignCase/${signCaseId}/Link`, { role: 'policyholder' }), 201);
+    const { answers } = await b.burst(times((i) => restCall(b, i, 'POST', `/SignCase/${signCaseId}/Link/revoke`, { role: 'policyholder' })));
+    assert.deepEqual(tally(answers), { 200: AT_ONCE });
+    assert.equal(answers.reduce((sum, answer) => sum + json<{ revoked: number }>(answer).revoked, 0), 3, 'each link revoked once');
+    assert.equal(await count(b, 'SELECT count(*) AS n FROM sign_links WHERE sign_case_id = $1 AND revoked_at IS NULL', [signCaseId]), 0);
+  },
+
+  'POST /sign/:signCaseId/start': async (b) => {
+    const insurance = await withdrawableInsurance(b);
+    const { signCaseId } = await requestWithdrawal(b, insurance, '12500.00');
+    const token = await signingLinkToken(b, signCaseId);
+    const { answers } = await b.burst(times(() => signingPageForm(`/sign/${signCaseId}/start`, { t: token, device: 'other' })));
+    assert.deepEqual(tally(answers), { 303: AT_ONCE }, 'each sent to the page');
+    const orders = await rows<{ status: string }>(b, 'SELECT status FROM sign_orders WHERE sign_case_id = $1', [signCaseId]);
+    assert.deepEqual(orders.map((order) => order.status), ['pending'], 'one pending order in the ledger');
+    const atBankId = b.bankid.server.control.orders().filter((order) => order.state.status === 'pending' && visibleText(order.request.userVisibleData).includes(insurance));
+    assert.equal(atBankId.length, 1, 'one pending order at BankID: the others were cancelled');
+  },
+
+  'POST /sign/:signCaseId/collect': async (b) => {
+    const insurance = await withdrawableInsurance(b);
+    const { requestId, signCaseId } = await requestWithdrawal(b, insurance, '12500.00');
+    const token = await signingLinkToken(b, signCaseId);
+    await expectStatus(b, signingPageForm(`/sign/${signCaseId}/start`, { t: token, device: 'other' }), 303);
+    const [order] = await rows<{ order_ref: string }>(b, `SELECT order_ref FROM sign_orders WHERE sign_case_id = $1 AND status = 'pending'`, [signCaseId]);
+    signedAtBankId(b, order!.order_ref);
+    const { answers } = await b.burst(times(() => signingPageForm(`/sign/${signCaseId}/collect`, { t: token })));
+    // The one signatory's signature completes the case: a request that comes after it finds its link spent (404).
+    assert.equal(answers.filter((answer) => answer.status === 200 || answer.status === 404).length, AT_ONCE, JSON.stringify(tally(answers)));
+    assert.ok(answers.some((answer) => answer.status === 200 && answer.text.includes('Du har signerat')), 'the signature is shown');
+    assert.deepEqual(await withdrawalEvents(b, requestId), ['requested', 'signed'], 'signed once');
+  },
+
+  'POST /console/sign-cases/:id/mail-link': async (b) => {
+    // Twenty mailings of the policyholder's link at once, each to its own address: each a link of its own, mailed and audited.
+    const insurance = await withdrawableInsurance(b);
+    const { signCaseId } = await requestWithdrawal(b, insurance, '12500.00');
+    const session = await consoleSession(b);
+    const addresses = times((i) => `signer${i}@example.se`);
+    const mailedBefore = b.smtp.mails.length;
+    const { answers } = await b.burst(addresses.map((address) => consoleForm(session, `/console/sign-cases/${signCaseId}/mail-link`, { role: 'policyholder', personalNumber: '199203033452', address })));
+    assert.deepEqual(tally(answers), { 303: AT_ONCE });
+    const mails = await waitFor(async () => {
+      const ours = b.smtp.mails.slice(mailedBefore).filter((mail) => mail.parsed.text?.includes(`/sign/${signCaseId}?t=`));
+      return ours.length >= AT_ONCE && ours;
+    }, 'the 20 mails at the mail server');
+    assert.deepEqual(mails.flatMap((mail) => mail.envelopeTo).sort(), [...addresses].sort(), 'one mail to each address');
+    const tokens = mails.map((mail) => new URL(/(http:\/\/\S+\/sign\/\S+)/.exec(mail.parsed.text!)![1]!).searchParams.get('t')!);
+    assert.equal(new Set(tokens).size, AT_ONCE, 'each its own link');
+    assert.equal(await count(b, `SELECT count(*) AS n FROM sign_links WHERE sign_case_id = $1 AND created_by = 'staff:staff' AND token_hash = ANY($2)`, [signCaseId, tokens.map(sha256)]), AT_ONCE, 'each kept, by its hash');
+    const audit = await rows<{ reason: string; outcome: string }>(b, `SELECT reason, outcome FROM staff_audit WHERE action = 'mail-sign-link' AND subject = $1`, [signCaseId]);
+    assert.deepEqual(audit.map((entry) => `${entry.reason}: ${entry.outcome}`).sort(), addresses.map((address) => `policyholder to ${address}: done`).sort(), 'each audited');
   },
 
   'POST /api/withdrawal-requests': async (b) => {
@@ -362,14 +451,14 @@ const ROWS: Readonly<Record<string, (bench: Bench) => Promise<void>>> = {
     assert.deepEqual(tally(answers), { 200: 1, '404 RESOURCE_NOT_FOUND': AT_ONCE - 1 });
     assert.deepEqual(json(answers.find((answer) => answer.status === 200)!), { applicationId, status: 'issued' });
     assert.equal(await count(b, 'SELECT count(*) AS n FROM insurances WHERE created_by_message = $1', [applicationId]), 1, 'issued once');
-    assert.deepEqual(await applicationHistory(b, applicationId), ['received', 'under-review', 'approved', 'issued']);
+    assert.deepEqual(await applicationHistory(b, applicationId), ['received', 'awaiting-signature', 'under-review', 'approved', 'issued']);
   },
 
   'POST /api/applications/:id/reject': async (b) => {
     const applicationId = await applicationUnderReview(b);
     const { answers } = await b.burst(times(() => staffCall('POST', `/api/applications/${applicationId}/reject`, { reason: 'premium too high' })));
     assert.deepEqual(tally(answers), { 200: 1, '404 RESOURCE_NOT_FOUND': AT_ONCE - 1 });
-    assert.deepEqual(await applicationHistory(b, applicationId), ['received', 'under-review', 'rejected']);
+    assert.deepEqual(await applicationHistory(b, applicationId), ['received', 'awaiting-signature', 'under-review', 'rejected']);
   },
 };
 
@@ -383,18 +472,24 @@ function close(engine: string): Promise<void> {
   return closing.get(engine)!;
 }
 let bankid: TestBankId;
+let smtp: SmtpSink;
 
 beforeAll(async () => {
   bankid = await startTestBankId();
+  smtp = await startSmtpSink();
   // The local BankID's test certificates also make demo-employer's SSEK signing certificate.
   const employerSigning = await bankid.certificates.signing('employer-signing');
-  const shared = { bankid, bankidSettings: await bankid.settings(), employerSigning, clients: await Promise.all(CLIENTS.map(async (id) => ({ id, secretHash: await hashSecret(`${id}-secret`) }))) };
+  const shared = {
+    bankid, bankidSettings: await bankid.settings(), smtp, employerSigning,
+    clients: await Promise.all(CLIENTS.map(async (id) => ({ id, secretHash: await hashSecret(`${id}-secret`) }))),
+  };
   for (const [name, engine] of ENGINES) opening.set(name, openBench(name, engine, shared));
   await Promise.allSettled(opening.values());
 });
 afterAll(async () => {
   await Promise.all([...opening.keys()].map(close));
   await bankid?.close();
+  await smtp?.close();
 });
 
 describe.each(ENGINES)('every route that writes, %s, 20 requests at once', (engine) => {

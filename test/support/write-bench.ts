@@ -8,10 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { LocalPerson } from '../../src/bankid/local-bankid-orders.ts';
 import { startTestGateway, testSettings, waitFor, type TestGateway, type TestGatewayOptions } from './harness.ts';
+import { registerCompanySignatories, submitSigned, type RestCall } from './application-signing.ts';
 import type { TestBankId } from './bankid.ts';
+import type { SmtpSink } from './smtp-sink.ts';
 import { salaryAdjustment } from './documents.ts';
 import { cookieOf, csrfOf } from './console-session.ts';
 import { burst, json, send, tally, type Answer, type Burst, type Call } from './http-burst.ts';
@@ -27,15 +30,19 @@ export const VALIDATED_ACCOUNT = '6000123456789';
 /** A customer with no insurance, for registering a withdrawal account. */
 export const CUSTOMER = '198506152381';
 export const PLAN_EMPLOYER = '8020000009';
+/** PLAN_EMPLOYER's one registered company signatory, who signs its plan applications alone. */
+export const EMPLOYER_SIGNATORY: LocalPerson = { personalNumber: '197005055004', givenName: 'Maja', surname: 'Berg' };
 export const ORGANISATION = '5561234567';
 const CUSTODIAN_PASSWORD = 'custodian-rest-password';
 export const STAFF_BASIC = `Basic ${Buffer.from('staff:test-password').toString('base64')}`;
 
-/** What a row works with: the gateway on one database, its address, BankID and the REST clients' tokens. */
+/** What a row works with: the gateway on one database, its address, BankID, its mail server and the REST clients' tokens. */
 export interface Bench {
   readonly gateway: TestGateway;
   readonly base: string;
   readonly bankid: TestBankId;
+  /** The SMTP server behind mail.smtp (the console mails signing links through it). */
+  readonly smtp: SmtpSink;
   readonly tokens: readonly string[];
   /** The private key demo-employer signs its SSEK envelopes with. */
   readonly ssekKey: string;
@@ -45,12 +52,16 @@ export interface Bench {
 
 /**
  * A gateway with both roles on the engine, the counterparties' SSEK signing certificate
- * and REST password, BankID, two clients of the advisor firm and limits no burst reaches;
- * the firm may act for APPLICANT and CUSTOMER, and APPLICANT's account is validated.
+ * and REST password, BankID, a mail server, two clients of the advisor firm and limits no
+ * burst reaches; the firm may act for APPLICANT and CUSTOMER, APPLICANT's account is
+ * validated, and PLAN_EMPLOYER has a company signatory who signs alone.
  */
 export async function openBench(
   engine: string, options: TestGatewayOptions,
-  shared: { bankid: TestBankId; bankidSettings: Record<string, unknown>; employerSigning: { cert: string; key: string }; clients: readonly { id: string; secretHash: string }[] },
+  shared: {
+    bankid: TestBankId; bankidSettings: Record<string, unknown>; smtp: SmtpSink;
+    employerSigning: { cert: string; key: string }; clients: readonly { id: string; secretHash: string }[];
+  },
 ): Promise<Bench> {
   const counterparties = (testSettings('unused').counterparties as Record<string, unknown>[]).map((counterparty) => {
     if (counterparty.id === 'demo-employer') return { ...counterparty, ssek: { signingCertificatePath: shared.employerSigning.cert } };
@@ -65,6 +76,7 @@ export async function openBench(
       databasePoolSize: 20,
       counterparties,
       bankid: shared.bankidSettings,
+      mail: { smtp: { host: shared.smtp.host, port: shared.smtp.port, from: 'gateway@insurer.example' } },
       // A synchronous SSEK request waits this long for its response, then is answered with a receipt.
       ssek: { syncWaitMs: 2_000 },
       api: {
@@ -83,7 +95,7 @@ export async function openBench(
   const base = `http://127.0.0.1:${address.port}`;
   const tokens = await Promise.all(CLIENTS.map(async (id) => json<{ access_token: string }>(await send(base, tokenCall(id))).access_token));
   const bench: Bench = {
-    gateway, base, bankid: shared.bankid, tokens, ssekKey: await readFile(shared.employerSigning.key, 'utf8'),
+    gateway, base, bankid: shared.bankid, smtp: shared.smtp, tokens, ssekKey: await readFile(shared.employerSigning.key, 'utf8'),
     burst: (calls) => burst(base, calls),
   };
   for (const customerId of [APPLICANT.personalNumber, CUSTOMER]) {
@@ -93,6 +105,8 @@ export async function openBench(
     `INSERT INTO withdrawal_accounts (registration_id, customer_id, account_digits, clearing_number, account_number, bank_name, registered_at, registered_by, validation_day, status, decided_at)
      VALUES ('WA-CONCURRENT', $1, $2, '6000', '123456789', 'Handelsbanken', now(), 'client:firm-a', $3, 'validated', now())`, [APPLICANT.personalNumber, VALIDATED_ACCOUNT, TODAY],
   );
+  const staff: RestCall = (call) => gateway.http!.inject({ ...call, headers: { ...call.headers, authorization: STAFF_BASIC } });
+  await registerCompanySignatories(staff, PLAN_EMPLOYER, [EMPLOYER_SIGNATORY.personalNumber], 1);
   return bench;
 }
 
@@ -116,6 +130,11 @@ export function tokenCall(clientId: string): Call {
 export function restCall(b: Bench, i: number, method: string, path: string, body?: unknown): Call {
   const headers = { authorization: `Bearer ${b.tokens[i % b.tokens.length]}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
   return { path, init: { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) } };
+}
+
+/** The REST API through the gateway's own inject, as the first client: for the helpers of test/support/application-signing.ts. */
+export function restInject(b: Bench): RestCall {
+  return (call) => b.gateway.http!.inject({ ...call, headers: { ...call.headers, authorization: `Bearer ${b.tokens[0]}` } });
 }
 
 export function staffCall(method: string, path: string, body?: unknown): Call {
@@ -194,18 +213,22 @@ export function planApplication() {
   };
 }
 
-/** A capital insurance of APPLICANT, issued today. */
+/** A capital insurance of APPLICANT, applied for, signed by APPLICANT with BankID and issued today. */
 export async function issueInsurance(b: Bench): Promise<string> {
-  const answer = await expectStatus(b, restCall(b, 0, 'POST', '/InsuranceApplication', insuranceApplication()), 201);
-  return json<{ insuranceId: string }>(answer).insuranceId;
+  const issued = await submitSigned<{ applicationId: string; status: string; signCaseId: string; insuranceId: string }>(
+    restInject(b), b.bankid.server, '/InsuranceApplication', insuranceApplication(),
+  );
+  assert.equal(issued.status, 'issued');
+  return issued.insuranceId;
 }
 
-/** An application the review rules (api.review.singlePremiumAbove) send to staff. */
+/** An application, signed, that the review rules (api.review.singlePremiumAbove) send to staff. */
 export async function applicationUnderReview(b: Bench): Promise<string> {
-  const answer = await expectStatus(b, restCall(b, 0, 'POST', '/InsuranceApplication', insuranceApplication('200000.00')), 201);
-  const { applicationId, status } = json<{ applicationId: string; status: string }>(answer);
-  assert.equal(status, 'under-review');
-  return applicationId;
+  const signed = await submitSigned<{ applicationId: string; status: string; signCaseId: string }>(
+    restInject(b), b.bankid.server, '/InsuranceApplication', insuranceApplication('200000.00'),
+  );
+  assert.equal(signed.status, 'under-review');
+  return signed.applicationId;
 }
 
 /** A new insurance of APPLICANT worth 100,000 SEK as its custodian reported yesterday: it allows a withdrawal. */
@@ -246,10 +269,31 @@ export async function requestWithdrawal(b: Bench, insurance: string, amount: str
 
 /** Starts the policyholder's BankID order and has APPLICANT sign it at BankID (not yet collected); its orderRef. */
 export async function signedByApplicant(b: Bench, signCaseId: string): Promise<string> {
-  const started = await expectStatus(b, restCall(b, 0, 'POST', `/SignCase/${signCaseId}/Sign`, { role: 'policyholder', endUserIp: '192.0.2.10' }), 201);
+  return signedAtBankIdAs(b, signCaseId, { role: 'policyholder' }, APPLICANT);
+}
+
+/** Starts a signatory's BankID order and has `person` sign it at BankID (not yet collected); its orderRef. */
+export async function signedAtBankIdAs(b: Bench, signCaseId: string, signatory: { role: string; personalNumber?: string }, person: LocalPerson): Promise<string> {
+  const started = await expectStatus(b, restCall(b, 0, 'POST', `/SignCase/${signCaseId}/Sign`, { ...signatory, endUserIp: '192.0.2.10' }), 201);
   const { orderRef } = json<{ orderRef: string }>(started);
-  b.bankid.server.control.signThrough(orderRef, APPLICANT);
+  b.bankid.server.control.signThrough(orderRef, person);
   return orderRef;
+}
+
+/** Has APPLICANT sign the order at BankID (not yet collected). */
+export function signedAtBankId(b: Bench, orderRef: string): void {
+  b.bankid.server.control.signThrough(orderRef, APPLICANT);
+}
+
+/** The policyholder's signing link (POST /SignCase/{id}/Link): its token. */
+export async function signingLinkToken(b: Bench, signCaseId: string): Promise<string> {
+  const made = await expectStatus(b, restCall(b, 0, 'POST', `/SignCase/${signCaseId}/Link`, { role: 'policyholder' }), 201);
+  return new URL(json<{ url: string }>(made).url).searchParams.get('t')!;
+}
+
+/** A form of the signing page, posted as its browser posts it. */
+export function signingPageForm(path: string, form: Record<string, string>): Call {
+  return { path, init: { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() } };
 }
 
 /**
@@ -259,8 +303,7 @@ export async function signedByApplicant(b: Bench, signCaseId: string): Promise<s
  */
 export async function deadMessage(b: Bench, name: string): Promise<string> {
   const outbox = b.gateway.outbox('demo-employer');
-  await rename(outbox, `${outbox}.aside`);
-  await writeFile(outbox, 'not a folder');
+  await setAside(outbox);
   try {
     const document = salaryAdjustment({ messageId: `BURST-DEAD-${name}` }, [{ pin: '197607151235', date: '2026-12-01', salary: name === 'api' ? '523456.00' : '534567.00' }]);
     const posted = await expectStatus(b, {
@@ -272,6 +315,28 @@ export async function deadMessage(b: Bench, name: string): Promise<string> {
   } finally {
     await rm(outbox, { force: true });
     await rename(`${outbox}.aside`, outbox);
+  }
+}
+
+/**
+ * Moves the outbox aside and puts a file in its place. An answer delivered meanwhile (a
+ * delivery makes a missing outbox again) is moved to the others and the folder put aside
+ * again.
+ */
+async function setAside(outbox: string): Promise<void> {
+  await rename(outbox, `${outbox}.aside`);
+  for (;;) {
+    try {
+      await writeFile(outbox, 'not a folder', { flag: 'wx' });
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST' && code !== 'EISDIR') throw error;
+    }
+    for (const name of await readdir(outbox)) await rename(join(outbox, name), join(`${outbox}.aside`, name));
+    await rmdir(outbox).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOTEMPTY') throw error;
+    });
   }
 }
 
