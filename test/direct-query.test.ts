@@ -17,6 +17,9 @@
  */
 import { afterAll, beforeAll, describe, test } from '@jest/globals';
 import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -30,7 +33,8 @@ import { SchemaRegistry } from '../src/messages/schema-registry.ts';
 import { makeRun, runDebitRun, runDepsFrom } from '../src/pipeline/debit-run.ts';
 import { runPayoutRun, schedulePayout } from '../src/pipeline/payout-run.ts';
 import { signInToConsole } from './support/console-session.ts';
-import { startTestGateway, type TestGateway, type TestGatewayOptions } from './support/harness.ts';
+import { startTestGateway, testSettings, type TestGateway, type TestGatewayOptions } from './support/harness.ts';
+import { freePort, runCliToEnd, writeConfigFile } from './support/processes.ts';
 
 const FIRM_A = '5565555553';
 const FIRM_B = '5567777775';
@@ -305,6 +309,37 @@ describe.each(ENGINES)('the direct query on %s', (_engine, engine) => {
     assert.equal(String(annaRows), (await gateway.deps.db.query<{ n: string }>('SELECT count(*)::text AS n FROM direct_queries WHERE customer_id = $1', [ANNA])).rows[0]!.n);
     assert.match((await gateway.http!.inject({ url: '/console/audit', headers: { cookie: session.cookie } })).body, /href="\/console\/direct-queries"/);
   });
+
+  test('depot-gateway powers-of-attorney queries lists the record through the running gateway, and in-process when none is up (PostgreSQL)', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'dg-direct-query-cli-'));
+    try {
+      const port = (gateway.http!.server.address() as AddressInfo).port;
+      await Promise.all(['through', 'in-process'].map((name) => mkdir(join(folder, name))));
+      const throughGateway = await writeConfigFile(join(folder, 'through'), testSettings(join(folder, 'through-data'), { port }));
+      const expected = (await gateway.deps.db.query<{ id: string }>('SELECT id::text AS id FROM direct_queries WHERE customer_id = $1 ORDER BY queried_at DESC, id DESC LIMIT 3', [ANNA])).rows.map((r) => r.id);
+      const remote = await runCliToEnd(['powers-of-attorney', 'queries', '--customer', ANNA, '--limit', '3', '--json', '--config', throughGateway]);
+      assert.equal(remote.code, 0, remote.stderr);
+      const listed = remote.stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { id: string; customerId: string; powerKind: string });
+      assert.equal(expected.length, 3, 'the earlier tests recorded queries for Anna');
+      assert.deepEqual(listed.map((q) => q.id), expected);
+      assert.ok(listed.every((q) => q.customerId === ANNA));
+      const refused = await runCliToEnd(['powers-of-attorney', 'queries', '--limit', '0', '--config', throughGateway]);
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(refused.stderr, /REQUEST_INVALID: .*limit is a whole number from 1 to 1000/);
+      if (gateway.database) {
+        const inProcess = await writeConfigFile(join(folder, 'in-process'), testSettings(join(folder, 'in-process-data'), { port: await freePort(), databaseUrl: gateway.database.url }));
+        const local = await runCliToEnd(['powers-of-attorney', 'queries', '--firm', FIRM_B, '--config', inProcess]);
+        assert.equal(local.code, 0, local.stderr);
+        const [header, ...lines] = local.stdout.trimEnd().split('\n');
+        assert.match(header!, /^ID\s+AT\s+FIRM\s+CLIENT\s+CUSTOMER\s+POWER\s+AS\s+INSURANCES$/);
+        const byFirmB = (await gateway.deps.db.query<{ n: string }>('SELECT count(*)::text AS n FROM direct_queries WHERE firm_organisation_number = $1', [FIRM_B])).rows[0]!.n;
+        assert.equal(String(lines.length), byFirmB);
+        assert.ok(lines.every((line) => line.includes('firm-b') && line.includes(FIRM_B)));
+      }
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
 
 test("the gateway's log masks the customer of a direct query path", () => {

@@ -4,6 +4,7 @@ import { grantPowerOfAttorney, listPowersOfAttorney, revokePowerOfAttorney, type
 import { notAnAdvisorFirm, notRevocable, readNewPower, readRevokeReason } from '../http/powers-of-attorney.routes.ts';
 import { postJson, printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { table } from './output.ts';
+import { registerDirectQueriesSubcommand } from './direct-queries.command.ts';
 
 /**
  * `depot-gateway powers-of-attorney`: staff keep the register of which advisor firm may
@@ -11,10 +12,11 @@ import { table } from './output.ts';
  * Through the running gateway's staff API when one answers, every change audited under
  * the staff user signed in as; otherwise in-process with the same checks, audited under
  * `cli:<account>`. Revoking a power that is not in force exits 1 with RESOURCE_NOT_FOUND.
+ * `powers-of-attorney queries` lists the direct queries answered under the powers.
  */
 export function registerPowersOfAttorneyCommand(program: Command): void {
   const globals = () => program.opts<GlobalOptions>();
-  const powers = program.command('powers-of-attorney').description('the register of powers of attorney: list, grant, revoke (every change audited)');
+  const powers = program.command('powers-of-attorney').description('the register of powers of attorney: list, grant, revoke (every change audited); the direct queries answered under them');
   powers
     .command('list', { isDefault: true })
     .description('the register, revoked powers included, by customer and start')
@@ -39,6 +41,7 @@ export function registerPowersOfAttorneyCommand(program: Command): void {
     .option('--reason <text>', 'why, kept in the audit trail')
     .option('--json', 'the power revoked as JSON')
     .action((id: string, options: { reason?: string; json?: boolean }) => runPowerRevoke(globals(), id, options));
+  registerDirectQueriesSubcommand(powers, globals);
 }
 
 interface GrantOptions {
