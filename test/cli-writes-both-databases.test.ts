@@ -21,7 +21,8 @@
  * message (markDead, as the worker's last attempt does), the custodian's values at the
  * end of Q3, a validated withdrawal account, the signatures (BankID in the REST flow);
  * the applications under review are made through the REST API by a gateway in this
- * process, closed before the commands run.
+ * process and signed by the policyholder with BankID on the local BankID server (the
+ * signature sends them to review), the gateway closed before the commands run.
  *
  * Why both: on the embedded database (one connection) a command that used the outer
  * database handle inside a transaction hung for good, while on PostgreSQL it passed. The
@@ -41,6 +42,8 @@ import type { Database } from '../src/ledger/database.ts';
 import { markDead } from '../src/ledger/messages.repository.ts';
 import { openPgliteDatabase } from '../src/ledger/pglite.database.ts';
 import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
+import { submitSigned } from './support/application-signing.ts';
+import { startTestBankId } from './support/bankid.ts';
 import { createTestDatabase, startTestGateway, testSettings } from './support/harness.ts';
 import { runCli, writeConfigFile } from './support/processes.ts';
 
@@ -181,24 +184,27 @@ async function walk(engine: Engine): Promise<Walk> {
       await db.query(`INSERT INTO withdrawal_accounts (registration_id, customer_id, account_digits, clearing_number, account_number, bank_name, registered_at, registered_by, validation_day, status, decided_at)
                       VALUES ('WA-cli-writes', $1, $2, '5000', '1234560', 'SEB', now(), 'client:firm', $3::date, 'validated', now()),
                              ('WA-cli-writes-anna', $4, $2, '5000', '1234560', 'SEB', now(), 'client:firm', $3::date, 'validated', now())`, [EMPLOYER, SEB_ACCOUNT, today, ANNA]);
-      // Two applications under review, made by the advisor firm over the REST API.
+      // Two applications under review, made by the advisor firm over the REST API and signed by Anna.
+      const testBankId = await startTestBankId();
       const firm = await startTestGateway({
         db, roles: ['api'], inline: true, clock: () => new Date(),
-        settings: { api: { clients: [{ id: 'firm', kind: 'advisor-firm', organisationNumber: FIRM, secretHash: await hashSecret('firm-secret') }] } },
+        settings: { api: { clients: [{ id: 'firm', kind: 'advisor-firm', organisationNumber: FIRM, secretHash: await hashSecret('firm-secret') }] }, bankid: await testBankId.settings() },
       });
       try {
         const token = await firm.http!.inject({
           method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=client_credentials&client_id=firm&client_secret=firm-secret',
         });
+        const authorization = `Bearer ${(token.json() as { access_token: string }).access_token}`;
         const apply = async () => {
-          const answer = await firm.http!.inject({ method: 'POST', url: '/InsuranceApplication', headers: { authorization: `Bearer ${(token.json() as { access_token: string }).access_token}` }, payload: APPLICATION });
-          assert.equal(answer.statusCode, 201, answer.body);
-          assert.equal((answer.json() as { status: string }).status, 'under-review');
-          return (answer.json() as { applicationId: string }).applicationId;
+          const signed = await submitSigned<{ applicationId: string; status: string; signCaseId: string }>(
+            (options) => firm.http!.inject({ ...options, headers: { ...options.headers, authorization } }), testBankId.server, '/InsuranceApplication', APPLICATION);
+          assert.equal(signed.status, 'under-review', JSON.stringify(signed));
+          return signed.applicationId;
         };
         return { approve: await apply(), reject: await apply() };
       } finally {
         await firm.destroy();
+        await testBankId.close();
       }
     });
 
@@ -295,7 +301,7 @@ async function walk(engine: Engine): Promise<Walk> {
       // The decisions; the issued insurance's number is in the `issued` change's reason, so only its presence is compared.
       applications: await rows(db, `SELECT c.application_id = $1 AS approved_one, c.status, c.changed_by, CASE WHEN c.status = 'issued' THEN c.reason LIKE 'insurance INS-%' END AS names_insurance,
                                            CASE WHEN c.status <> 'issued' THEN c.reason END AS reason
-                                      FROM application_status_changes c WHERE c.application_id = ANY($2::text[]) AND c.status NOT IN ('received', 'under-review')
+                                      FROM application_status_changes c WHERE c.application_id = ANY($2::text[]) AND c.status NOT IN ('received', 'awaiting-signature', 'under-review')
                                      ORDER BY approved_one DESC, c.id`, [review.approve, [review.approve, review.reject]]),
       issued: await rows(db, `SELECT a.status, i.product_code, i.policyholder FROM applications a JOIN insurances i ON i.insurance_number = a.insurance_number
                                WHERE a.application_id = $1 AND i.created_by_message = $1`, [review.approve]),
