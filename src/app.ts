@@ -16,6 +16,8 @@ import { buildSenderDirectory } from './channels/mail/mail-attachments.ts';
 import { recordSetAsideMail } from './ledger/mail-set-aside.repository.ts';
 import { FolderInboxWatcher, FolderOutbox, ensureCounterpartyFolders, startOutboxSweeper, type FolderCounterparty } from './channels/folder.channel.ts';
 import { remoteFilesOf } from './ledger/remote-files.repository.ts';
+import { folderLease, remoteSftpLease, soleProcessLeases, type ChannelLeases } from './channels/channel-leases.ts';
+import { PostgresLeases } from './ledger/postgres-leases.ts';
 import type { Database } from './ledger/database.ts';
 import { migrate } from './ledger/migrate.ts';
 import { DocumentStore } from './ledger/document-store.ts';
@@ -234,16 +236,17 @@ export async function openGateway(configured: Readonly<GatewayConfig>, options: 
       ? observingFailures(recordedHealth, (report) => metrics.connectionFailed(report.channel === 'mail' ? 'imap' : 'sftp'))
       : recordedHealth;
     if (options.roles.includes('watch')) {
+      const leases = await channelLeases(config, folderList, closers, log);
       const watcher = new FolderInboxWatcher({
         counterparties: folderList, intake, maxDocumentBytes: config.limits.maxDocumentBytes,
-        stableMs: config.folders.stableMs, pollIntervalMs: config.folders.pollIntervalMs, incompleteGraceMs: config.folders.incompleteGraceMs, log,
+        stableMs: config.folders.stableMs, pollIntervalMs: config.folders.pollIntervalMs, incompleteGraceMs: config.folders.incompleteGraceMs, log, leases,
       });
       await watcher.start();
       closers.push(() => watcher.stop());
       if (remoteSftp) {
         await remoteSftp.startPolling({
           intake, ledger: remoteFilesOf(db), workDir: join(dataDir, 'sftp-work'), maxDocumentBytes: config.limits.maxDocumentBytes,
-          maxReportBytes: config.limits.maxReportBytes, clock: deps.clock, health: channelHealth,
+          maxReportBytes: config.limits.maxReportBytes, clock: deps.clock, health: channelHealth, leases,
         });
         closers.push(() => remoteSftp.stopPolling());
       }
@@ -335,6 +338,24 @@ function processMetrics(config: Readonly<GatewayConfig>, catalogue: Catalogue, d
       deadMessages: () => countDeadMessages(db),
     },
   });
+}
+
+/**
+ * Which inboxes and remote servers this `watch` process reads: on PostgreSQL, those whose
+ * lease it holds (any number of watch processes, on any hosts, read each one by one;
+ * given up after the readers stop, closers running in reverse); with the embedded
+ * database, which admits one process, all of them.
+ */
+async function channelLeases(config: Readonly<GatewayConfig>, folders: readonly FolderCounterparty[], closers: (() => Promise<unknown>)[], log: Logger): Promise<ChannelLeases> {
+  if (!config.databaseUrl) return soleProcessLeases;
+  const names = [
+    ...folders.map((folder) => folderLease(folder.id)),
+    ...config.counterparties.flatMap((counterparty) => (counterparty.sftp ? [remoteSftpLease(counterparty.id)] : [])),
+  ];
+  const leases = new PostgresLeases({ url: config.databaseUrl, names, log });
+  closers.push(() => leases.stop());
+  await leases.start();
+  return leases;
 }
 
 /** The configured database: PostgreSQL at `databaseUrl`, else PGlite in the data folder. */

@@ -5,6 +5,7 @@ import type { Envelope, IntakeOutcome, IntakePort } from './envelope.ts';
 import { WaitingFiles, type Look } from './inbox-turn.ts';
 import { counterpartySubfolder, ensureCounterpartyFolders, isTemporaryName, type FolderCounterparty } from './folder.layout.ts';
 import { heldOpenForWriting } from './held-open-for-writing.ts';
+import { folderLease, soleProcessLeases, type ChannelLeases } from './channel-leases.ts';
 import { EDGE_BYTES, rootElementClosed } from './root-element-closed.ts';
 
 /**
@@ -60,6 +61,12 @@ import { EDGE_BYTES, rootElementClosed } from './root-element-closed.ts';
  *   through the descriptor the watcher opened (`/proc/self/fd/<n>` where the system
  *   has it), so it reads the file that was checked, not whatever the name holds later.
  *
+ * - An inbox is read only while this process holds its lease (`folderLease`): of several
+ *   watchers of one inbox (several hosts on a shared file system) one takes its files,
+ *   in their order, and the others stand by. A watcher that takes the lease lists the
+ *   inbox at once; one that loses it starts no further turn there (a recorded file the
+ *   holder had not moved yet is moved by the next holder, without a second answer).
+ *
  * How files are noticed: each inbox is watched with the operating system's own change
  * notification (`fs.watch`: inotify on Linux), which names the file that changed; the
  * inbox is listed once at start and again every `rescanEveryMs`, which covers files
@@ -103,6 +110,8 @@ export interface FolderChannelOptions {
   readonly clock?: () => Date;
   /** Default: silent. */
   readonly log?: FolderChannelLog;
+  /** Which inboxes this process may read now. Default: every one (the only process). */
+  readonly leases?: ChannelLeases;
 }
 
 interface Inbox {
@@ -180,6 +189,7 @@ export class FolderInboxWatcher {
       rescanEveryMs: options.rescanEveryMs ?? 5000,
       clock: options.clock ?? (() => new Date()),
       log: options.log ?? silentLog,
+      leases: options.leases ?? soleProcessLeases,
     });
     if (!(this.#options.maxInFlight >= 1)) throw new RangeError('maxInFlight must be at least 1');
     if (!(this.#options.rescanEveryMs > 0)) throw new RangeError('rescanEveryMs must be positive');
@@ -193,6 +203,7 @@ export class FolderInboxWatcher {
   async start(): Promise<void> {
     if (this.#state !== 'new') throw new Error(`FolderInboxWatcher cannot start: it is ${this.#state}`);
     this.#state = 'started';
+    this.#options.leases.onChange((name, held) => this.#leaseChanged(name, held));
     for (const inbox of this.#inboxes) {
       await ensureCounterpartyFolders(inbox.counterparty.folder);
       // Watching before listing: a file arriving in between is reported twice, never missed.
@@ -247,7 +258,7 @@ export class FolderInboxWatcher {
   }
 
   #notice(inbox: Inbox, name: string): void {
-    if (this.#state !== 'started' || isTemporaryName(name) || inbox.taking.has(name) || inbox.moved.delete(name)) return;
+    if (this.#state !== 'started' || !this.#reads(inbox) || isTemporaryName(name) || inbox.taking.has(name) || inbox.moved.delete(name)) return;
     // A file changed after its last look is looked at again now, even one found complete.
     if (!inbox.waiting.changed(name)) inbox.noticed.add(name);
     if (this.#lookScheduled) return;
@@ -333,9 +344,29 @@ export class FolderInboxWatcher {
     }, Math.max(0, at - Date.now()));
   }
 
+  /** Whether this process holds the inbox's lease, and so reads it. */
+  #reads(inbox: Inbox): boolean {
+    return this.#options.leases.holds(folderLease(inbox.counterparty.id));
+  }
+
+  /** An inbox whose lease was taken is listed at once; one whose lease was lost is no longer looked at (a turn under way ends). */
+  #leaseChanged(name: string, held: boolean): void {
+    const inbox = this.#inboxes.find((candidate) => folderLease(candidate.counterparty.id) === name);
+    if (!inbox || this.#state !== 'started') return;
+    if (held) {
+      this.#rescan();
+      this.#look();
+      this.#forgetFilesThatLeft();
+      return;
+    }
+    inbox.noticed.clear();
+    inbox.waiting.clear();
+    this.#notifyIfIdle();
+  }
+
   /** Starts a turn for every counterparty without one whose oldest files may go, sharing the free places. */
   #startTurns(): void {
-    const ready = this.#inboxes.filter((inbox) => inbox.taking.size === 0 && inbox.waiting.size > 0);
+    const ready = this.#inboxes.filter((inbox) => inbox.taking.size === 0 && inbox.waiting.size > 0 && this.#reads(inbox));
     for (const [index, inbox] of ready.entries()) {
       const free = this.#options.maxInFlight - this.#inFlight;
       if (free <= 0) return;
@@ -470,8 +501,9 @@ export class FolderInboxWatcher {
     if (!intake.inboxFilesMoved) return;
     try {
       const left = new Set(this.#movesToRecord);
-      if (intake.unmovedInboxFiles) {
-        const inboxes = new Map(this.#inboxes.map((inbox) => [inbox.counterparty.id, inbox]));
+      // Only the inboxes read here: another watcher's turn may be moving the files of the others.
+      const inboxes = new Map(this.#inboxes.filter((inbox) => this.#reads(inbox)).map((inbox) => [inbox.counterparty.id, inbox]));
+      if (intake.unmovedInboxFiles && inboxes.size > 0) {
         for (const file of await intake.unmovedInboxFiles([...inboxes.keys()])) {
           const inbox = inboxes.get(file.counterpartyId);
           // A file of a turn is with intake or being moved: its turn records its move.
@@ -635,6 +667,7 @@ export class FolderInboxWatcher {
   /** Notes every non-temporary inbox file not already known: covers failed intakes and missed notifications. */
   #rescan(): void {
     for (const inbox of this.#inboxes) {
+      if (!this.#reads(inbox)) continue;
       // A move whose notification never came must not hide a later file of that name for long.
       inbox.moved.clear();
       if (this.#state === 'started' && inbox.watcher === undefined) this.#watch(inbox);

@@ -34,6 +34,27 @@ export async function findRecordedInboxFile(
   return row ? { messageId: row.id, status: row.status, errorCode: row.error_code } : undefined;
 }
 
+/**
+ * `findRecordedInboxFile` for many files in one statement: the recorded file of each,
+ * by its position in `files` (a watcher that takes an inbox over offers again, in one
+ * turn, every file its former holder recorded and did not move).
+ */
+export async function findRecordedInboxFiles(
+  sql: Sql,
+  files: readonly { counterpartyId: string; fileName: string; sha256: string; sizeBytes: number }[],
+): Promise<Map<number, RecordedInboxFile>> {
+  if (files.length === 0) return new Map();
+  const { rows } = await sql.query<{ ord: string; id: string; status: MessageStatus; error_code: string | null }>(
+    `SELECT DISTINCT ON (w.ord) w.ord::text AS ord, m.id, m.status, m.error_code
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) WITH ORDINALITY AS w(counterparty_id, file_name, sha256, size_bytes, ord)
+       JOIN inbox_files f ON f.counterparty_id = w.counterparty_id AND f.file_name = w.file_name
+       JOIN messages m ON m.id = f.message_id AND m.sha256 = w.sha256 AND m.size_bytes = w.size_bytes
+      ORDER BY w.ord, m.seq`,
+    [files.map((f) => f.counterpartyId), files.map((f) => f.fileName), files.map((f) => f.sha256), files.map((f) => f.sizeBytes)],
+  );
+  return new Map(rows.map((row) => [Number(row.ord) - 1, { messageId: row.id, status: row.status, errorCode: row.error_code }]));
+}
+
 /** The recorded files of these counterparties not yet recorded as moved out of their inbox (few: those with intake or stuck). */
 export async function findUnmovedInboxFiles(sql: Sql, counterpartyIds: readonly string[]): Promise<UnmovedInboxFile[]> {
   if (counterpartyIds.length === 0) return [];

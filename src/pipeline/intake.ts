@@ -6,7 +6,7 @@ import type { Envelope, IntakeOutcome, IntakePort, IntakeReceipt } from '../chan
 import { findEarlierDelivery, findOriginal, insertMessage, insertReceivedMessages, isOneStatement, type NewMessage } from '../ledger/messages.repository.ts';
 import { writeRejectionResponse, requestNameOf } from './finish-rejected.ts';
 import { newMessageId } from './message-id.ts';
-import { findRecordedInboxFile, findUnmovedInboxFiles, recordInboxFileGrew, recordInboxFileNotMoved, recordInboxFilesMoved, type RecordedInboxFile } from '../ledger/inbox-files.repository.ts';
+import { findRecordedInboxFile, findRecordedInboxFiles, findUnmovedInboxFiles, recordInboxFileGrew, recordInboxFileNotMoved, recordInboxFilesMoved, type RecordedInboxFile } from '../ledger/inbox-files.repository.ts';
 import type { StoredDocument } from '../ledger/document-store.ts';
 import { HEAD_BYTES, readHeaderMessageId } from '../messages/header-message-id.ts';
 import { readRootElement } from '../messages/root-element.ts';
@@ -96,6 +96,7 @@ async function receiveMany(deps: PipelineDeps, envelopes: readonly Envelope[]): 
   } catch (error) {
     for (const [index, p] of prepared.entries()) if (batched(p, index)) outcomes[index] = { error };
   }
+  await findFilesRecordedBefore(deps, prepared, outcomes, inserted);
   for (const [index, p] of prepared.entries()) {
     if (outcomes[index] || !('value' in p)) continue;
     const { message, rejectionText } = p.value;
@@ -122,6 +123,26 @@ async function receiveMany(deps: PipelineDeps, envelopes: readonly Envelope[]): 
     deps.log.warn({ err: error, messageIds: receipts.map((r) => r.messageId) }, 'recorded but not queued; the reconciler will queue them');
   }
   return outcomes.map((o) => o ?? { error: new Error('intake left an envelope without an outcome') });
+}
+
+/**
+ * The inbox files of the lot intake recorded before (their moves never recorded), looked
+ * up together: a watcher that takes an inbox over offers every file its former holder
+ * recorded and did not move in one turn, and one transaction each took seconds. Their
+ * outcomes are the earlier receipts; the rest (and all of them, if this fails) are
+ * looked at one by one by `recordWithAnswer`.
+ */
+async function findFilesRecordedBefore(deps: PipelineDeps, prepared: readonly PreparedOutcome[], outcomes: (IntakeOutcome | undefined)[], inserted: ReadonlySet<string>): Promise<void> {
+  const candidates = prepared.flatMap((p, index) =>
+    !outcomes[index] && 'value' in p && p.value.message.inboxFile && !inserted.has(p.value.message.id) ? [{ index, message: p.value.message }] : []);
+  if (candidates.length < 2) return;
+  const found = await findRecordedInboxFiles(deps.db, candidates.map(({ message }) => ({
+    counterpartyId: message.counterpartyId, fileName: message.externalId, sha256: message.sha256, sizeBytes: message.sizeBytes,
+  }))).catch(() => new Map<number, RecordedInboxFile>());
+  for (const [position, earlier] of found) {
+    const candidate = candidates[position];
+    if (candidate) outcomes[candidate.index] = { receipt: receiptOfEarlier(earlier) };
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import { RemoteSftpOutbox } from './remote-sftp.outbox.ts';
 import { RemoteSftpPoller, type RemoteFileLedger, type RemoteSftpFolders } from './remote-sftp.poller.ts';
 import { SftpSession, type SftpEndpoint, type SftpSessionLog } from './sftp-session.ts';
 import type { ChannelHealth } from '../channel-health.ts';
+import type { ChannelLeases } from '../channel-leases.ts';
 
 /**
  * The remote SFTP channel: counterparties that host their own SFTP server. It holds one
@@ -14,7 +15,8 @@ import type { ChannelHealth } from '../channel-health.ts';
  * - The server is trusted only with its pinned host key; connections are reused and
  *   reopened with backoff (SftpSession).
  * - Nothing leaves a remote outbox before intake has recorded it, and nothing is
- *   fetched twice, across restarts (RemoteSftpPoller, `remote_files`).
+ *   fetched twice, across restarts (RemoteSftpPoller, `remote_files`); of several
+ *   `watch` processes one polls a server at a time (its lease).
  * - Pushed files appear complete or not at all (RemoteSftpOutbox).
  */
 
@@ -41,6 +43,8 @@ export interface RemoteSftpPollingOptions {
   readonly clock: () => Date;
   /** Where each poller reports whether its server answers. */
   readonly health?: ChannelHealth | undefined;
+  /** Which servers this process may poll now (`remoteSftpLease`). Default: every one. */
+  readonly leases?: ChannelLeases | undefined;
 }
 
 export class RemoteSftpChannel {
@@ -71,7 +75,7 @@ export class RemoteSftpChannel {
         maxDocumentBytes: options.maxDocumentBytes,
         // What intake keeps of a counterparty: a custodian's report up to maxReportBytes, any other document up to maxDocumentBytes.
         maxFetchBytes: role === 'custodian' ? options.maxReportBytes : options.maxDocumentBytes,
-        clock: options.clock, log: this.#log, health: options.health,
+        clock: options.clock, log: this.#log, health: options.health, leases: options.leases,
       });
       await poller.start();
       this.#pollers.push(poller);

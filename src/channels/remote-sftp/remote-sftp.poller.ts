@@ -7,6 +7,7 @@ import { isTemporaryName } from '../folder.layout.ts';
 import { remoteNameProblem } from './remote-file-name.ts';
 import { SftpBackoffError, type SftpSession, type SftpSessionLog } from './sftp-session.ts';
 import type { ChannelHealth } from '../channel-health.ts';
+import { remoteSftpLease, soleProcessLeases, type ChannelLeases } from '../channel-leases.ts';
 
 /**
  * Fetches a counterparty's documents from the outbox folder of its own SFTP server and
@@ -32,6 +33,11 @@ import type { ChannelHealth } from '../channel-health.ts';
  *   never reads more than the listed size.
  * - A file larger than `maxDocumentBytes` (a custodian's report) is downloaded to disk,
  *   never read into memory.
+ * - The remote outbox is polled only while this process holds its lease
+ *   (`remoteSftpLease`): of several pollers of one counterparty's server (several
+ *   `watch` processes) one takes its files, in order, and the others stand by. A poller
+ *   without the lease forgets its sightings, so the one that takes the lease over takes
+ *   a file only after two listings of its own, `stableMs` apart.
  */
 
 /** Where the poller remembers what it fetched (PostgreSQL `remote_files`). */
@@ -80,6 +86,8 @@ export interface RemoteSftpPollerOptions {
   readonly log: SftpSessionLog;
   /** Told after every poll whether the server could be reached (staff's channel view). */
   readonly health?: ChannelHealth | undefined;
+  /** Whether this process may poll now. Default: always (the only process). */
+  readonly leases?: ChannelLeases | undefined;
 }
 
 interface Sighting {
@@ -173,6 +181,12 @@ export class RemoteSftpPoller {
   #schedule(delayMs: number): void {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
+      if (!(this.#options.leases ?? soleProcessLeases).holds(remoteSftpLease(this.#counterpartyId))) {
+        // Another process polls this server: what was seen here may be taken there meanwhile.
+        this.#sightings.clear();
+        this.#schedule(this.#options.folders.pollIntervalMs);
+        return;
+      }
       const health = this.#options.health;
       this.#polling = this.pollOnce()
         .then(() => {

@@ -1,0 +1,29 @@
+/**
+ * Which process reads a counterparty's inbox, remote folder or mailbox: one at a time.
+ *
+ * Several `watch` processes (on several hosts, sharing one inbox folder over a shared
+ * file system, or polling one remote SFTP folder) would otherwise each take the same
+ * file, and its sender would get a second answer (a DUPLICATE_DOCUMENT for its own
+ * document) — and two readers of one inbox would record its files out of their order.
+ * A reader works on a counterparty's folder only while its process holds that folder's
+ * lease; the others stand by, and one of them takes the lease over when its holder
+ * stops or dies. The lease is PostgreSQL's (src/ledger/postgres-leases.ts); with the
+ * embedded database, which admits one process, every lease is held (`soleProcessLeases`).
+ */
+export interface ChannelLeases {
+  /** Whether this process holds the lease `name` now (see `folderLease`, `remoteSftpLease`). */
+  holds(name: string): boolean;
+  /** Called with a lease's name whenever this process takes it (true) or loses it (false). */
+  onChange(listener: (name: string, held: boolean) => void): void;
+}
+
+/** The lease of a counterparty's local inbox folder. */
+export const folderLease = (counterpartyId: string): string => `folder:${counterpartyId}`;
+/** The lease of polling a counterparty's own SFTP server. */
+export const remoteSftpLease = (counterpartyId: string): string => `sftp:${counterpartyId}`;
+
+/** A process that is the only one (the embedded database admits one): it holds every lease, always. */
+export const soleProcessLeases: ChannelLeases = Object.freeze({
+  holds: () => true,
+  onChange: () => undefined,
+});
