@@ -5,6 +5,7 @@ import { isGatewayError } from '../../core/gateway-error.ts';
 import type { LoginThrottle } from '../login-throttle.ts';
 import type { HttpServerOptions } from '../server.ts';
 import { registerAuditPage } from './audit.page.ts';
+import { registerChannelsPage } from './channels.page.ts';
 import { registerInsurancePage } from './insurance.page.ts';
 import { registerCustodianReportsPage } from './custodian-reports.page.ts';
 import { registerDeathBenefitPages } from './death-benefits.page.ts';
@@ -73,6 +74,7 @@ export async function registerConsole(app: FastifyInstance, options: ConsoleOpti
     scope.get('/console/console.css', async (_request, reply) => reply.type('text/css; charset=utf-8').send(CONSOLE_CSS));
     registerSignInRoutes(scope, options.sessions, options.throttle);
     registerOverviewPage(scope, options);
+    registerChannelsPage(scope, options);
     registerMessagePages(scope, options);
     registerAuditPage(scope, options);
     registerCustodianReportsPage(scope, options);

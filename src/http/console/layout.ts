@@ -21,6 +21,7 @@ export function page(title: string, staff: StaffIdentity | null, body: Html): st
   ${staff ? html`<nav>
     <a href="/console">Overview</a>
     <a href="/console/messages">Messages</a>
+    <a href="/console/channels">Channels</a>
     <a href="/console/custodian-reports">Custodian reports</a>
     <a href="/console/runs">Runs</a>
     <a href="/console/death-benefits">Death benefits</a>

@@ -4,6 +4,7 @@ import { countDeadMessages, countMessagesOfDay, type DayCount } from '../../ledg
 import { listApplications } from '../../ledger/applications.repository.ts';
 import { countDocumentsPerMinute } from '../../ledger/documents-per-minute.repository.ts';
 import { listSetAsideMail } from '../../ledger/mail-set-aside.repository.ts';
+import { listChannelHealth } from '../../ledger/channel-health.repository.ts';
 import { listWithdrawalRequests } from '../../ledger/withdrawal-requests.repository.ts';
 import { listPayoutNotices } from '../../pipeline/payout-notices.job.ts';
 import { expectedCustodians, listCustodianReports } from '../../pipeline/report-deadlines.job.ts';
@@ -15,7 +16,8 @@ import { perMinuteChart } from './per-minute-chart.ts';
 /**
  * The overview staff keep open all day: today's documents per counterparty and type
  * with their statuses, and what needs a person — dead messages, queue backlogs, late
- * and missing custodian reports (the last 14 days), mail set aside, applications
+ * and missing custodian reports (the last 14 days), channels down (a counterparty's
+ * SFTP server, the mailbox), mail set aside, applications
  * waiting for a manual review, withdrawals waiting for signatures or a decision, payout notices not
  * mailed — and the documents received per minute over the last hours. Every number
  * links to the list behind it.
@@ -32,7 +34,7 @@ export function registerOverviewPage(app: FastifyInstance, options: HttpServerOp
     const today = stockholmDate(now);
     const chartFrom = new Date(Math.floor(now.getTime() / 60_000) * 60_000 - (CHART_HOURS * 60 - 1) * 60_000);
     const chartTo = new Date(chartFrom.getTime() + CHART_HOURS * 3_600_000);
-    const [day, dead, reports, setAside, reviews, unsigned, signed, payoutNotices, perMinute, depths] = await Promise.all([
+    const [day, dead, reports, setAside, reviews, unsigned, signed, payoutNotices, perMinute, depths, channels] = await Promise.all([
       countMessagesOfDay(deps.db, today),
       countDeadMessages(deps.db),
       listCustodianReports(deps.db, custodians, { from: addDays(today, -14), to: today, statuses: ['late', 'missing'] }, now),
@@ -43,12 +45,15 @@ export function registerOverviewPage(app: FastifyInstance, options: HttpServerOp
       listPayoutNotices(deps.db, { unsent: true, limit: LIST_LIMIT }),
       countDocumentsPerMinute(deps.db, chartFrom, chartTo),
       queues ? queues.counts() : undefined,
+      listChannelHealth(deps.db, now),
     ]);
+    const down = channels.filter((channel) => channel.state === 'down');
     const late = reports.filter((report) => report.status === 'late').length;
     const missing = reports.filter((report) => report.status === 'missing').length;
     const body = html`
 <div class="cards">
   ${card('Dead messages', dead, '/console/messages?status=dead', 'dead')}
+  ${card('Channels down (SFTP servers, mailbox)', down.length, '/console/channels', 'channels-down')}
   ${card('Late custodian reports (14 days)', late, '/console/custodian-reports?status=late', 'late-reports')}
   ${card('Missing custodian reports (14 days)', missing, '/console/custodian-reports?status=missing', 'missing-reports')}
   ${card('Mail set aside', setAside.length, '/console/mail-set-aside', 'set-aside', setAside.length >= LIST_LIMIT)}
@@ -57,7 +62,8 @@ export function registerOverviewPage(app: FastifyInstance, options: HttpServerOp
   ${card('Signed withdrawal requests waiting for a decision', signed.length, '/console/withdrawal-requests?status=signed', 'signed-withdrawals', signed.length >= LIST_LIMIT)}
   ${card('Payout notices not mailed', payoutNotices.length, '/console/payout-notices?unsent=true', 'unsent-payout-notices', payoutNotices.length >= LIST_LIMIT)}
 </div>
-<p>Also: <a href="/console/runs">debit and payout runs</a> · <a href="/console/application-notices">application notices</a></p>
+${down.length ? html`<p id="down-channels">Down: ${down.map((c) => html`<a href="/console/channels">${c.channel} ${c.subject}</a> (${c.detail ?? 'no detail'}) `)}</p>` : ''}
+<p>Also: <a href="/console/channels">channels</a> · <a href="/console/runs">debit and payout runs</a> · <a href="/console/application-notices">application notices</a></p>
 <h2>Documents per minute, last ${CHART_HOURS} hours</h2>
 ${perMinuteChart(perMinute, chartFrom, chartTo)}
 <h2>Today's documents (${today})</h2>
