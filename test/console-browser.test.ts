@@ -71,6 +71,8 @@ describe('staff console in a browser', () => {
       },
     });
     base = `http://127.0.0.1:${(gateway.http!.server.address() as AddressInfo).port}`;
+    // An installation that has known its custodians for a month: every daily report of the last 14 days is owed, and listed.
+    await gateway.deps.db.query(`UPDATE custodians_first_seen SET first_seen_at = $1`, [new Date(FIXED_NOW.getTime() - 30 * 86_400_000)]);
     ids.anna1 = await submit('BROWSER-1', PERSONS.anna, '610000.00');
     ids.bertil = await submit('BROWSER-2', PERSONS.bertil, '620000.00');
     ids.anna2 = await submit('BROWSER-3', PERSONS.anna, '630000.00');
