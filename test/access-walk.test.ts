@@ -128,6 +128,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     expect: customerActors({ 'own-firm': 201, 'other-firm-intermediation-power': 201, custodian: 201 }),
   },
   'GET /Insurance/payoutrequest/:id': { url: (o) => `/Insurance/payoutrequest/${o.payoutRequestId}`, missing: '/Insurance/payoutrequest/PR-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F', expect: customerReaders(200) },
+  'GET /DirectQuery/:customerId': { url: () => `/DirectQuery/${CUSTOMER}`, missing: '/DirectQuery/199001011239', expect: firmsWithPower(200) },
   'GET /SignCase/:id': { url: (o) => `/SignCase/${o.signCaseId}`, missing: '/SignCase/SC-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F', expect: customerReaders(200) },
   // BankID is the walk's local server: the first caller who may sign starts the policyholder's order (201), the next are given that
   // pending order (200); an unknown orderRef is SIGN_ORDER_UNKNOWN.
