@@ -21,6 +21,7 @@ import type { LocalBankIdServer } from '../src/bankid/local-bankid-server.ts';
 import type { LocalPerson } from '../src/bankid/local-bankid-orders.ts';
 import { CALENDAR_QUEUE } from '../src/pipeline/calendar.scheduler.ts';
 import { WITHDRAWAL_ACCOUNT_JOB } from '../src/pipeline/withdrawal-account-validation.job.ts';
+import { submitSigned } from './support/application-signing.ts';
 import { advisorFirmApi, startTestBankId, type TestBankId } from './support/bankid.ts';
 import { holdingsReport, transactionsReport } from './support/custodian-reports.ts';
 import { createDemoLedgerTemplate, createTestDatabase, dropFile, startTestGateway, testSettings, TEST_REDIS_URL, waitFor, type TestDatabase, type TestGateway } from './support/harness.ts';
@@ -30,6 +31,8 @@ const POLICYHOLDER: LocalPerson = { personalNumber: '198506152381', givenName: '
 const INSURED: LocalPerson = { personalNumber: '199203033452', givenName: 'Ebbe', surname: 'Lind' };
 const ACCOUNT = '50001234560';
 const STAFF = { authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` };
+/** A worker process started from the sources: some 10 s on an idle machine, minutes while other test runs load it. */
+const WORKER_START_MS = 180_000;
 
 let template: TestDatabase;
 let testBankId: TestBankId;
@@ -75,20 +78,18 @@ function clientOf(gateway: TestGateway) {
   return { as, staff, status, signAll };
 }
 
-/** A K insurance for the policyholder with a different insured, issued through the REST API by a firm with a power of attorney. */
+/** A K insurance for the policyholder with a different insured, applied for through the REST API by a firm with a power of attorney and signed by both with BankID. */
 async function issueInsurance(gateway: TestGateway): Promise<{ insuranceNumber: string; custodyAccount: string }> {
   const { as, staff } = clientOf(gateway);
   const power = await staff({ method: 'POST', url: '/api/powers-of-attorney', payload: { holderOrganisationNumber: '5565555553', customerId: POLICYHOLDER.personalNumber, kind: 'intermediation', validFrom: '2026-01-01' } });
   assert.equal(power.statusCode, 201, power.body);
-  const issued = await as({
-    method: 'POST', url: '/InsuranceApplication', payload: {
-      productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: POLICYHOLDER.personalNumber }, insured: { id: INSURED.personalNumber },
-      premium: { single: '50000.00', monthly: '1000' }, funds: [{ isin: 'SE000DEPA010', percent: 100 }],
-      custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
-    },
+  const issued = await submitSigned<{ applicationId: string; status: string; signCaseId: string; insuranceId: string }>(as, bankid, '/InsuranceApplication', {
+    productId: 'KF-DEPA', advisorCode: 'ADV-001', policyholder: { id: POLICYHOLDER.personalNumber }, insured: { id: INSURED.personalNumber },
+    premium: { single: '50000.00', monthly: '1000' }, funds: [{ isin: 'SE000DEPA010', percent: 100 }],
+    custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
   });
-  assert.equal((issued.json() as { status: string }).status, 'issued', issued.body);
-  const insuranceNumber = (issued.json() as { insuranceId: string }).insuranceId;
+  assert.equal(issued.status, 'issued', JSON.stringify(issued));
+  const insuranceNumber = issued.insuranceId;
   const { rows } = await gateway.deps.db.query<{ account: string }>('SELECT custody_account AS account FROM insurances WHERE insurance_number = $1', [insuranceNumber]);
   return { insuranceNumber, custodyAccount: rows[0]!.account };
 }
@@ -202,7 +203,7 @@ test('registered by staff from a paper form; the worker killed between the appro
     await waitFor(async () => {
       if (worker.child.exitCode !== null) throw new Error(`worker exited:\n${worker.output()}`);
       return (await db.query('SELECT 1 FROM calendar_runs WHERE job = $1', [WITHDRAWAL_ACCOUNT_JOB])).rows.length > 0;
-    }, 'the worker to start', 60_000);
+    }, 'the worker to start', WORKER_START_MS);
     await rm(outbox, { recursive: true, force: true });
     await writeFile(outbox, 'not a folder');
 
@@ -225,7 +226,7 @@ test('registered by staff from a paper form; the worker killed between the appro
     await waitFor(async () => {
       if (worker.child.exitCode !== null) throw new Error(`worker exited:\n${worker.output()}`);
       return (await status(request.requestId)) === 'sent';
-    }, 'the recorded file delivered after the restart', 60_000);
+    }, 'the recorded file delivered after the restart', WORKER_START_MS);
     worker.child.kill('SIGTERM');
     assert.equal(await worker.exited, 0, worker.output());
 
@@ -239,4 +240,4 @@ test('registered by staff from a paper form; the worker killed between the appro
     await database.drop();
     await rm(folder, { recursive: true, force: true });
   }
-});
+}, 2 * WORKER_START_MS + 240_000);
