@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { RemoteSftpPoller } from '../src/channels/remote-sftp/remote-sftp.poller.ts';
 import { SftpSession, type SftpSessionLog } from '../src/channels/remote-sftp/sftp-session.ts';
 import { remoteFilesOf } from '../src/ledger/remote-files.repository.ts';
+import { LEASE_LOCKS } from '../src/ledger/postgres-leases.ts';
 import { isGatewayError } from '../src/core/gateway-error.ts';
 import { changeFee, PERSONS } from './support/documents.ts';
 import { createDemoLedgerTemplate, createTestDatabase, startTestGateway, testSettings, waitFor, type TestDatabase, type TestGateway } from './support/harness.ts';
@@ -418,3 +419,49 @@ async function sftpBatch(commands: readonly string[]): Promise<void> {
   await writeFile(batch, `${commands.join('\n')}\n`);
   await run('sftp', ['-b', batch, '-i', sshd.clientKeyPath, '-P', String(sshd.port), '-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'StrictHostKeyChecking=yes', `${sshd.username}@${sshd.host}`]);
 }
+
+test('two watch processes polling one remote folder take each file once; when the one polling stops, the other takes over', async () => {
+  const remote = await remoteFolders('two-pollers');
+  const database = await createTestDatabase(template.name);
+  databases.push(database);
+  // One queue prefix: the second gateway's intake feeds the first one's workers.
+  const settings = { ...sftpSettings(remote), queuePrefix: `dgtest2p${Date.now().toString(36)}` };
+  const first = await startGateway(settings, database);
+  // Both run workers too: the first's stop empties the shared queues, and the second's reconciler fills them again.
+  const second = await startTestGateway({ settings, database });
+  gateways.push(second);
+  // The first took the lease as it started; the second stands by.
+  const holders = async () => Number((await query<{ n: string }>(second,
+    `SELECT count(*)::text AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = hashtext('sftp:demo-employer')::oid`, [LEASE_LOCKS]))[0]!.n);
+  assert.equal(await holders(), 1, 'one process holds the remote folder');
+  const names = (from: number, to: number) => Array.from({ length: to - from }, (_, index) => `two-pollers-${from + index}.xml`);
+  const drop = async (batch: readonly string[]) => {
+    for (const name of batch) {
+      const index = Number(name.replace(/\D/g, ''));
+      await writeFile(join(remote.outbox, name), feeDocument(name, String(400 + index), new Date(Date.UTC(2026, 11, 1 + index)).toISOString().slice(0, 10)));
+    }
+  };
+  const allApplied = async (batch: readonly string[]) => {
+    const rows = await messagesNamed(second, batch);
+    return rows.length >= batch.length && rows.every((row) => !['received', 'validated'].includes(row.status)) && rows;
+  };
+
+  await drop(names(0, 30));
+  await waitFor(() => allApplied(names(0, 30)), 'the first 30 documents finished', 120_000);
+  // The one polling stops: the other takes its lease and the next files.
+  await stopGateway(first);
+  await drop(names(30, 40));
+  await waitFor(() => allApplied(names(30, 40)), 'the next 10 documents finished after the takeover', 120_000);
+  await waitFor(async () => (await readdir(remote.outbox)).length === 0, 'the remote outbox emptied');
+
+  assert.equal(await holders(), 1, 'the other holds it now');
+  const messages = await messagesNamed(second, names(0, 40));
+  assert.equal(messages.length, 40, 'one message per file');
+  assert.deepEqual([...new Set(messages.map((row) => row.status))], ['applied'], 'none a duplicate');
+  const fetched = await query<{ n: string }>(second, `SELECT count(*)::text AS n FROM remote_files WHERE counterparty_id = 'demo-employer'`);
+  assert.equal(Number(fetched[0]!.n), 40, 'each file fetched once');
+  await waitFor(async () => (await readdir(remote.inbox)).filter((name) => name.startsWith('two-pollers-')).length >= 40, 'every answer in the remote inbox', 60_000);
+  await sleep(500); // a second answer would be delivered by now
+  assert.equal((await readdir(remote.inbox)).filter((name) => name.startsWith('two-pollers-')).length, 40, 'one answer per file');
+}, 240_000);
+
