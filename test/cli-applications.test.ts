@@ -5,18 +5,29 @@
  * `cli:<account>`), and through a running gateway's staff API (signed in with
  * DEPOT_GATEWAY_STAFF_PASSWORD, the config holding only a hash; recorded under the staff
  * user) when one does. The applications are submitted by an advisor firm over the REST
- * API; what the commands did, by whom and when, is read back from the ledger.
+ * API and signed by the policyholder with BankID on the local BankID server, which sends
+ * them to review; what the commands did, by whom and when, is read back from the ledger.
  */
 import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
+import type { InjectOptions } from 'fastify';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { hashSecret } from '../src/config/secret-hash.ts';
+import { submitSigned } from './support/application-signing.ts';
+import { startTestBankId, type TestBankId } from './support/bankid.ts';
 import { createTestDatabase, deleteQueues, startTestGateway, testSettings, waitFor, type TestDatabase, type TestGateway } from './support/harness.ts';
 import { freePort, runCli, runCliToEnd, writeConfigFile } from './support/processes.ts';
 
 const STAFF_PASSWORD = 'desk-password-1';
+/**
+ * Each command is a process started from the sources (some 5 s on an idle 2-core machine,
+ * over a minute while other test runs load it), and a test runs a dozen rounds of them.
+ */
+const TEST_TIMEOUT_MS = 900_000;
+/** The gateway's own start, from the sources, on a loaded machine. */
+const GATEWAY_START_MS = 180_000;
 const FIRM = '5565555553';
 const OTHER_FIRM = '5567777775';
 const ANNA = '197001011233';
@@ -31,6 +42,8 @@ const application = {
   custodianId: 'demo-custodian', beneficiary: { choice: 'standard' }, coverages: { repaymentProtection: true, premiumWaiver: false },
 };
 
+/** An application as its firm reads it back once signed. */
+interface Signed { applicationId: string; status: string; signCaseId: string; signBy: string }
 interface Summary { applicationId: string; kind: string; status: string; customerId: string; insuranceId: string | null }
 interface Power {
   id: string; customerId: string; holderOrganisationNumber: string; kind: string; validFrom: string; validTo: string | null;
@@ -45,6 +58,7 @@ describe('applications and powers of attorney from the CLI', () => {
   let port: number;
   /** The advisor firm's side: a gateway in this process on the same database, answering the REST API. */
   let firmSide: TestGateway;
+  let testBankId: TestBankId;
   let token: string;
 
   beforeAll(async () => {
@@ -52,7 +66,8 @@ describe('applications and powers of attorney from the CLI', () => {
     folder = await mkdtemp(join(tmpdir(), 'dg-cli-applications-'));
     port = await freePort();
     const api = { clients: [{ id: 'firm', kind: 'advisor-firm', organisationNumber: FIRM, secretHash: await hashSecret('firm-secret') }] };
-    firmSide = await startTestGateway({ database, roles: ['api'], settings: { api } });
+    testBankId = await startTestBankId();
+    firmSide = await startTestGateway({ database, roles: ['api'], settings: { api, bankid: await testBankId.settings() } });
     const settings = testSettings(join(folder, 'data'), {
       databaseUrl: database.url, port, logLevel: 'warn', staff: { users: [{ username: 'desk', passwordHash: await hashSecret(STAFF_PASSWORD) }] },
     });
@@ -65,6 +80,7 @@ describe('applications and powers of attorney from the CLI', () => {
   });
   afterAll(async () => {
     await firmSide.destroy();
+    await testBankId.close();
     await database.drop();
     await deleteQueues(queuePrefix);
     await rm(folder, { recursive: true, force: true });
@@ -73,12 +89,20 @@ describe('applications and powers of attorney from the CLI', () => {
   const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCliToEnd([...args, '--config', config], env);
   const jsonLines = <T>(stdout: string): T[] => stdout.trim().split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as T);
   const sql = async <Row extends object>(text: string, values: unknown[]): Promise<Row[]> => (await firmSide.deps.db.query<Row>(text, values)).rows;
-  const submitForReview = async (): Promise<string> => {
+  /** Submitted by the firm and signed by Anna: under review once signed. */
+  const submitForReview = async (): Promise<Signed> => {
+    const firm = (options: InjectOptions) => firmSide.http!.inject({ ...options, headers: { ...options.headers, authorization: `Bearer ${token}` } });
+    const saved = await submitSigned<Signed>(firm, testBankId.server, '/InsuranceApplication', application);
+    assert.equal(saved.status, 'under-review', JSON.stringify(saved));
+    return saved;
+  };
+  /** Submitted by the firm and not signed: awaiting Anna's signature. */
+  const submitUnsigned = async (): Promise<Signed> => {
     const answer = await firmSide.http!.inject({ method: 'POST', url: '/InsuranceApplication', headers: { authorization: `Bearer ${token}` }, payload: application });
     assert.equal(answer.statusCode, 201, answer.body);
-    const saved = answer.json() as { applicationId: string; status: string };
-    assert.equal(saved.status, 'under-review');
-    return saved.applicationId;
+    const saved = answer.json() as Signed;
+    assert.equal(saved.status, 'awaiting-signature');
+    return saved;
   };
   const decisions = (id: string) =>
     sql<{ status: string; changed_by: string; reason: string | null; changed_at: Date }>(
@@ -90,17 +114,24 @@ describe('applications and powers of attorney from the CLI', () => {
   };
   const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-  /** list shows both under review; one approved (issued in the ledger), one rejected with its reason; a second decision exits 1. */
+  /**
+   * list shows both under review, and the unsigned one awaiting signature with who has not signed; one approved (issued
+   * in the ledger), one rejected with its reason; a second decision, or one on the unsigned application, exits 1.
+   */
   const decideTwo = async (by: string, env: NodeJS.ProcessEnv = {}) => {
-    const approved = await submitForReview();
-    const rejected = await submitForReview();
+    const signed = await submitForReview();
+    const approved = signed.applicationId;
+    const rejected = (await submitForReview()).applicationId;
+    const unsigned = await submitUnsigned();
 
     // Reading commands side by side: each is a process of its own.
-    const [listed, plans, table, shown] = await Promise.all([
+    const [listed, plans, table, shown, waiting, unsignedShown] = await Promise.all([
       cli(['applications', '--status', 'under-review', '--kind', 'insurance', '--json'], env),
       cli(['applications', 'list', '--kind', 'plan', '--json'], env),
       cli(['applications', '--status', 'under-review'], env),
       cli(['applications', 'show', approved, '--json'], env),
+      cli(['applications', '--status', 'awaiting-signature', '--json'], env),
+      cli(['applications', 'show', unsigned.applicationId], env),
     ]);
     assert.equal(listed.code, 0, listed.stderr);
     const rows = jsonLines<Summary>(listed.stdout);
@@ -109,6 +140,14 @@ describe('applications and powers of attorney from the CLI', () => {
     }
     assert.ok(rows.every((r) => r.status === 'under-review'));
     assert.deepEqual([plans.code, plans.stdout], [0, ''], 'no plan applications');
+    assert.equal(waiting.code, 0, waiting.stderr);
+    const waitingRows = jsonLines<Summary>(waiting.stdout);
+    assert.deepEqual(waitingRows.filter((r) => [approved, rejected, unsigned.applicationId].includes(r.applicationId)).map((r) => [r.applicationId, r.status, r.insuranceId]),
+      [[unsigned.applicationId, 'awaiting-signature', null]], 'only the unsigned one awaits a signature');
+    assert.ok(waitingRows.every((r) => r.status === 'awaiting-signature'));
+    assert.equal(unsignedShown.code, 0, unsignedShown.stderr);
+    assert.match(unsignedShown.stdout, new RegExp(`^${unsigned.applicationId}  insurance KF-DEPA .*\nstatus awaiting-signature\n`));
+    assert.match(unsignedShown.stdout, new RegExp(`\\nsignatories \\(sign case ${unsigned.signCaseId}, to be signed by ${unsigned.signBy}\\):\\n {2}ROLE\\s+PERSONNUMMER\\s+SIGNED\\n {2}policyholder\\s+${ANNA}\\s+not yet\\n`));
 
     assert.equal(table.code, 0, table.stderr);
     const [header, ...lines] = table.stdout.trimEnd().split('\n');
@@ -118,9 +157,17 @@ describe('applications and powers of attorney from the CLI', () => {
     assert.equal(line.indexOf(FIRM), header!.indexOf('FIRM'));
 
     assert.equal(shown.code, 0, shown.stderr);
-    const detail = JSON.parse(shown.stdout) as { applicationId: string; body: { premium: { single: string } }; history: { status: string; by: string; reason: string | null }[] };
+    const detail = JSON.parse(shown.stdout) as {
+      applicationId: string; body: { premium: { single: string } }; history: { status: string; by: string; reason: string | null }[];
+      signing: { signCaseId: string; signBy: string; signatories: { role: string; personalNumber: string; signedAt: string | null }[] };
+    };
     assert.equal(detail.body.premium.single, '2000000.00');
-    assert.deepEqual(detail.history.map((h) => [h.status, h.by, h.reason]), [['received', 'advisor:ADV-001', null], ['under-review', 'gateway', 'single premium above 1000000 SEK']]);
+    assert.deepEqual(detail.history.map((h) => [h.status, h.by, h.reason]), [
+      ['received', 'advisor:ADV-001', null], ['awaiting-signature', 'gateway', `sign case ${signed.signCaseId}, to be signed by ${signed.signBy}`],
+      ['under-review', 'gateway', 'single premium above 1000000 SEK'],
+    ]);
+    assert.deepEqual([detail.signing.signCaseId, detail.signing.signBy], [signed.signCaseId, signed.signBy]);
+    assert.deepEqual(detail.signing.signatories.map((g) => [g.role, g.personalNumber, typeof g.signedAt]), [['policyholder', ANNA, 'string']], 'signed by Anna');
 
     const approving = new Date();
     const approve = await cli(['applications', 'approve', approved, '--reason', 'source of funds checked'], env);
@@ -131,7 +178,7 @@ describe('applications and powers of attorney from the CLI', () => {
         WHERE a.application_id = $1 AND i.created_by_message = $1 AND i.policyholder = $2`, [approved, ANNA]);
     assert.equal(issued?.status, 'issued', 'the insurance is in the ledger');
     assert.equal(issued!.account, `DEPA-${issued!.insurance_number.slice(4)}`);
-    const approval = (await decisions(approved)).slice(2);
+    const approval = (await decisions(approved)).slice(3);
     assert.deepEqual(approval.map((d) => [d.status, d.changed_by, d.reason]), [
       ['approved', by, 'source of funds checked'], ['issued', 'gateway', `insurance ${issued!.insurance_number}`],
     ]);
@@ -139,6 +186,7 @@ describe('applications and powers of attorney from the CLI', () => {
     const history = await cli(['applications', 'show', approved], env);
     assert.match(history.stdout, new RegExp(`^${approved}  insurance KF-DEPA .*\nstatus issued, issued as ${issued!.insurance_number}\n`));
     assert.match(history.stdout, new RegExp(`\\n {2}\\S+Z\\s+approved\\s+${escaped(by)}\\s+source of funds checked\\n`));
+    assert.match(history.stdout, new RegExp(`\\nsignatories \\(sign case ${signed.signCaseId}, to be signed by ${signed.signBy}\\):\\n {2}ROLE\\s+PERSONNUMMER\\s+SIGNED\\n {2}policyholder\\s+${ANNA}\\s+\\S+Z\\n`));
 
     const reject = await cli(['applications', 'reject', rejected, '--reason', 'no source of funds', '--json'], env);
     assert.equal(reject.code, 0, reject.stderr);
@@ -147,7 +195,7 @@ describe('applications and powers of attorney from the CLI', () => {
     assert.deepEqual(await sql('SELECT 1 FROM insurances WHERE created_by_message = $1', [rejected]), [], 'nothing issued');
 
     const unknownId = 'IA-01JZZZZZZZZZZZZZZZZZZZZZZZ';
-    const repeats = [['reject', approved], ['approve', rejected], ['approve', unknownId]] as const;
+    const repeats = [['reject', approved], ['approve', rejected], ['approve', unsigned.applicationId], ['approve', unknownId]] as const;
     const [unknown, ...answers] = await Promise.all([cli(['applications', 'show', unknownId], env), ...repeats.map(([decision, id]) => cli(['applications', decision, id, '--reason', 'once more'], env))]);
     for (const [index, [decision, id]] of repeats.entries()) {
       const again = answers[index]!;
@@ -155,7 +203,7 @@ describe('applications and powers of attorney from the CLI', () => {
       assert.equal(again.stdout, '');
       assert.match(again.stderr, new RegExp(`^depot-gateway: RESOURCE_NOT_FOUND: .*No application ${id} is under review\\.`));
     }
-    assert.deepEqual([(await decisions(approved)).length, (await decisions(rejected)).length], [4, 3], 'no decision after the first');
+    assert.deepEqual([(await decisions(approved)).length, (await decisions(rejected)).length, (await decisions(unsigned.applicationId)).length], [5, 4, 2], 'no decision after the first, none unsigned');
     assert.equal(unknown!.code, 1, 'show of an unknown id');
     assert.match(unknown!.stderr, /RESOURCE_NOT_FOUND/);
   };
@@ -214,16 +262,16 @@ describe('applications and powers of attorney from the CLI', () => {
     assert.equal(noReason.code, 2, 'a decision needs its reason');
     assert.match(noReason.stderr, /--reason/);
     assert.equal(badStatus.code, 2, 'a status that does not exist');
-  });
+  }, TEST_TIMEOUT_MS);
 
   test('with no gateway running: grant, list and revoke a power of attorney, every change audited', async () => {
     await keepRegister(BERTIL, IN_PROCESS);
-  });
+  }, TEST_TIMEOUT_MS);
 
   test("through a running gateway's staff API: the same commands, recorded under the staff user they signed in as", async () => {
     const gateway = runCli(['api', '--config', config]);
     try {
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok, 'the gateway to answer', 30_000);
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok, 'the gateway to answer', GATEWAY_START_MS);
       // The config holds only a hash: without the password the gateway refuses, so the command did ask it.
       const refused = await cli(['applications', '--status', 'under-review'], { DEPOT_GATEWAY_STAFF_PASSWORD: 'not-the-password' });
       assert.equal(refused.code, 2, refused.stderr);
@@ -237,5 +285,5 @@ describe('applications and powers of attorney from the CLI', () => {
     } finally {
       if (gateway.child.exitCode === null) gateway.child.kill('SIGKILL');
     }
-  });
+  }, TEST_TIMEOUT_MS);
 });
