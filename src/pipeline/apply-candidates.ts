@@ -5,7 +5,7 @@ import type { Sql } from '../ledger/database.ts';
 import { recordDocumentKeys } from '../ledger/document-keys.repository.ts';
 import { finishAppliedMany, type ApplicableMessage, type AppliedMessage } from '../ledger/messages.repository.ts';
 import { buildResponse, documentStatus, responseFileName } from '../messages/response-builder.ts';
-import type { ApplyProgress, DocumentSource } from '../messages/message-type.ts';
+import type { ApplyOutcome, ApplyProgress, DocumentSource } from '../messages/message-type.ts';
 import { requestNameOf } from './finish-rejected.ts';
 import type { HandedResponse } from './hand-off.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
@@ -180,9 +180,23 @@ async function applyOne(deps: PipelineDeps, tx: Sql, message: Candidate, now: Da
     messageType: type.name,
     orderingKey: message.orderingKey,
     errorCode: outcome.errors[0]?.code ?? outcome.items.find((item) => item.code)?.code ?? outcome.report?.rejected[0]?.code ?? null,
-    reason: `${status}: ${accepted} of ${total} ${outcome.report ? 'accounts' : 'items'} accepted`,
+    reason: applyReason(status, outcome, accepted, total),
     result: rejected ? 'rejected' : 'applied',
   };
+}
+
+/**
+ * The status event's reason: how many items (a report's accounts) were accepted; a
+ * document refused as a whole, before any item was weighed, by its first error
+ * ("Rejected as a whole: AGREEMENT_UNKNOWN …"), not as "0 of 0 items accepted".
+ */
+function applyReason(status: string, outcome: ApplyOutcome, accepted: number, total: number): string {
+  const first = outcome.errors[0];
+  if (first && total === 0) {
+    const more = outcome.errors.length > 1 ? ` (and ${outcome.errors.length - 1} more error${outcome.errors.length === 2 ? '' : 's'})` : '';
+    return `${status} as a whole: ${first.code} ${first.text}${more}`;
+  }
+  return `${status}: ${accepted} of ${total} ${outcome.report ? 'accounts' : 'items'} accepted`;
 }
 
 /** The stored bytes of a message: from its row, or from the document store for a large report. */
