@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify from 'fastify';
 import { pino } from 'pino';
-import { logRequests } from '../src/http/request-log.ts';
+import { logRequests, quietRequestLogging } from '../src/http/request-log.ts';
 import { startTestGateway, type TestGateway } from './support/harness.ts';
 
 interface Line { level: number; msg: string; reqId?: string; status?: number; ms?: number; requests?: number; byStatus?: Record<string, number>; slow?: number; slowest?: string }
@@ -42,7 +42,7 @@ test("a gateway's api writes no line at info for an ordinary request, one for a 
 
 test('a slow answer and a server error at warn, and a summary line each period at info', async () => {
   const { lines, log } = capture('info');
-  const app = Fastify({ disableRequestLogging: true });
+  const app = Fastify({ logController: quietRequestLogging() });
   logRequests(app, log, { slowMs: 200, summaryEveryMs: 3000 });
   app.get('/quick', async () => 'ok');
   app.get('/slow', async () => {

@@ -4,7 +4,7 @@ import type { GatewayConfig } from '../config/config.schema.ts';
 import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { answerErrors } from './answer-errors.ts';
-import { logRequests } from './request-log.ts';
+import { logRequests, quietRequestLogging } from './request-log.ts';
 import { requireStaff } from './staff-auth.ts';
 import { trustedProxies } from './trusted-proxies.ts';
 
@@ -16,7 +16,7 @@ import { trustedProxies } from './trusted-proxies.ts';
  * Nothing else is served here: the console and the staff API stay on the api process.
  */
 export async function buildMetricsServer(config: Readonly<GatewayConfig>, metrics: GatewayMetrics, log: Logger): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: log.child({ listener: 'metrics' }) as FastifyBaseLogger, disableRequestLogging: true, ...trustedProxies(config) });
+  const app = Fastify({ loggerInstance: log.child({ listener: 'metrics' }) as FastifyBaseLogger, logController: quietRequestLogging(), ...trustedProxies(config) });
   app.setErrorHandler(answerErrors(log));
   // Scrapes at debug; refusals at info, failures and slow answers at warn.
   logRequests(app, log.child({ listener: 'metrics' }));

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 
 /**
@@ -20,6 +20,11 @@ export interface RequestLogOptions {
 }
 
 export const SLOW_REQUEST_MS = 1000;
+
+/** Fastify's own per-request lines off (its `logController` option), for a listener that uses logRequests. */
+export function quietRequestLogging(): LogController {
+  return new LogController({ disableRequestLogging: true });
+}
 export const REQUEST_SUMMARY_EVERY_MS = 60_000;
 
 interface Tally {

@@ -41,7 +41,7 @@ import { StaffSessions } from './console/staff-sessions.ts';
 import { keepQueueDashboardLocal } from './console/queue-dashboard.ts';
 import { registerMetricsRoutes } from './metrics.routes.ts';
 import { answerErrors } from './answer-errors.ts';
-import { REQUEST_SUMMARY_EVERY_MS, logRequests } from './request-log.ts';
+import { REQUEST_SUMMARY_EVERY_MS, logRequests, quietRequestLogging } from './request-log.ts';
 
 /**
  * The HTTP server on PORT (default 8080): health for orchestrators, and behind staff
@@ -77,7 +77,7 @@ declare module 'fastify' {
 export async function buildHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
   const { config, deps, queues } = options;
   const throttle = new LoginThrottle(config.loginFailuresPerMinute);
-  const common = { loggerInstance: options.log.child({ role: 'api' }) as FastifyBaseLogger, disableRequestLogging: true, bodyLimit: config.limits.maxDocumentBytes, ...trustedProxies(config) };
+  const common = { loggerInstance: options.log.child({ role: 'api' }) as FastifyBaseLogger, logController: quietRequestLogging(), bodyLimit: config.limits.maxDocumentBytes, ...trustedProxies(config) };
   const https = ssekHttpsOptions(config);
   // With ssek.tls the port speaks HTTPS (client certificates for SSEK); routes see the same instance API either way.
   const app = (https ? Fastify({ ...common, https }) : Fastify(common)) as unknown as FastifyInstance;
