@@ -25,10 +25,10 @@ export function registerAuditPage(app: FastifyInstance, options: HttpServerOptio
     const body = html`${notice('error', bad ? [`"before" must be an entry number, not "${before}".`] : [])}
 <p>What advisor firms read: <a href="/console/direct-queries">direct queries</a>.</p>
 ${subject ? html`<p>Entries about <a href="/console/messages/${subject}">${subject}</a> · <a href="/console/audit">all entries</a></p>` : ''}
-<table id="audit"><tr><th>#</th><th>At</th><th>Who</th><th>Action</th><th>Subject</th><th>Reason</th><th>Outcome</th></tr>
+${shown.length === 0 ? html`<p id="audit-none">${subject ? `No staff action about ${subject} is recorded.` : 'No staff action is recorded yet: replays, decisions and other changes made in the console, the staff API or the CLI through it are listed here.'}</p>` : html`<table id="audit"><tr><th>#</th><th>At</th><th>Who</th><th>Action</th><th>Subject</th><th>Reason</th><th>Outcome</th></tr>
 ${shown.map((entry) => html`<tr data-action="${entry.action}"><td>${entry.id}</td><td>${formatTime(entry.at)}</td><td>${entry.username}</td><td>${entry.action}</td>
 <td><a href="/console/messages/${entry.subject}">${entry.subject}</a></td><td>${maskPersonalIdentityNumbers(entry.reason ?? '')}</td><td>${entry.outcome}</td></tr>`)}
-</table>
+</table>`}
 ${older ? html`<p><a href="${older}">Older entries →</a></p>` : ''}`;
     return reply.type('text/html; charset=utf-8').send(page('Audit log', request.staff, body));
   });

@@ -39,7 +39,7 @@ ${listTable('applications', applications, APPLICATION_COLUMNS, 'No applications 
     const requests = bad ? [] : await listWithdrawalRequests(db, status as StoredWithdrawalStatus | undefined, LIST_LIMIT);
     const body = html`${choices('/console/withdrawal-requests', asked === '' ? '' : `status=${asked}`, [['all', ''], ...WITHDRAWAL_STATUSES.map((known) => [known, `status=${known}`] as const)])}
 ${notice('error', bad ? [`Status "${asked}" is not known; one of ${WITHDRAWAL_STATUSES.join(', ')}.`] : [])}
-${listTable('withdrawal-requests', requests, WITHDRAWAL_COLUMNS, 'No withdrawal requests with this status.')}${more(requests.length)}`;
+${listTable('withdrawal-requests', requests, WITHDRAWAL_COLUMNS, status ? `No withdrawal requests with status ${status}.` : 'No withdrawal requests.')}${more(requests.length)}`;
     return reply.type('text/html; charset=utf-8').send(page('Withdrawal requests', request.staff, body));
   });
 }
