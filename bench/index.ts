@@ -12,6 +12,7 @@
  *   ssek-signatures    an SSEK request's WS-Security check: CPU per step, and the event loop with 20 checked at once here or on its thread (issue 28)
  *   log-masking        what masking personal numbers, tokens and accounts costs a log line (issue 27)
  *   transaction-guard  a handler-shaped transaction with and without the transaction guard, on both databases (issue 27)
+ *   worker-kill-recovery  how long a sender's documents wait after their worker process is killed and another started (issue 28)
  */
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -28,6 +29,7 @@ const BENCHMARKS: Record<string, string> = {
   'ssek-signatures': 'ssek-signatures.ts',
   'log-masking': 'log-masking.ts',
   'transaction-guard': 'transaction-guard.ts',
+  'worker-kill-recovery': 'worker-kill-recovery.ts',
 };
 
 const wanted = process.argv.slice(2);

@@ -45,6 +45,8 @@ export interface StageWorkerOptions {
 const PREDECESSOR_WAIT_MS = 100;
 /** How long a job steps aside while the database is away (plus up to as much again). */
 const DATABASE_WAIT_MS = 1000;
+/** A job's lock is renewed every lockDurationMs / LOCK_RENEWALS. */
+const LOCK_RENEWALS = 5;
 
 export function startStageWorker(options: StageWorkerOptions): Worker<StageJobData> {
   const { stage, log } = options;
@@ -83,6 +85,9 @@ export function startStageWorker(options: StageWorkerOptions): Worker<StageJobDa
       prefix: options.prefix,
       concurrency: options.concurrency,
       lockDuration: options.lockDurationMs,
+      // Renewed five times a lock, not BullMQ's twice: a short lock (a dead worker's jobs
+      // go on within seconds) that a live worker keeps through a few seconds' stall.
+      lockRenewTime: Math.max(200, Math.floor(options.lockDurationMs / LOCK_RENEWALS)),
       stalledInterval: options.stalledIntervalMs,
       // Stages are idempotent: a job whose worker died may safely run again, however often.
       maxStalledCount: 1000,
