@@ -141,7 +141,7 @@ test('registered at 06:55, validated at 13:00, requested, approved, signed by bo
     const body = await readFile(join(outbox, file), 'utf8');
     assert.match(body, new RegExp(`<AccountNumber>${custodyAccount}</AccountNumber>`));
     assert.match(body, /<SellOrder>\s*<Reason>Payout<\/Reason>\s*<Amount>12500\.00<\/Amount>\s*<SellBy>2026-11-30<\/SellBy>\s*<\/SellOrder>/);
-    assert.match(body, /<Payout>\s*<Amount>12500\.00<\/Amount>\s*<PayBy>2026-12-02<\/PayBy>/);
+    assert.match(body, new RegExp(`<Payout>\\s*<Amount>12500\\.00</Amount>\\s*<PayBy>2026-12-02</PayBy>\\s*<Installment>1</Installment>\\s*<Final>false</Final>\\s*<ToAccount>${ACCOUNT}</ToAccount>\\s*</Payout>`), 'paid to the validated withdrawal account of the request');
     const documents = await db.query<{ body: string }>(`SELECT o.body FROM outgoing_documents o JOIN debit_runs r ON r.document_id = o.document_id WHERE r.run_key = $1`, [`withdrawal-${requestId}`]);
     assert.deepEqual(documents.rows.map((row) => row.body), [body], 'one document, the bytes delivered');
     const sellOrders = await Promise.all((await readdir(outbox)).map(async (name) => (await readFile(join(outbox, name), 'utf8')).includes('<Amount>12500.00</Amount>')));
