@@ -237,7 +237,10 @@ const ROWS: Readonly<Record<string, (bench: Bench) => Promise<void>>> = {
     assert.deepEqual(tally(answers), { 200: 1, '404 RESOURCE_NOT_FOUND': AT_ONCE - 1 });
     assert.deepEqual(json(answers.find((answer) => answer.status === 200)!), { requestId, status: 'ordered' });
     assert.deepEqual(await withdrawalEvents(b, requestId), ['requested', 'signed', 'approved', 'ordered'], 'approved and ordered once');
-    assert.equal(await count(b, 'SELECT count(*) AS n FROM outgoing_documents WHERE file_name = $1', [`withdrawal-${requestId}.DebitAccounts.xml`]), 1, 'one DebitAccounts document');
+    const [order] = await rows<{ body: string }>(b, 'SELECT body FROM outgoing_documents WHERE file_name = $1', [`withdrawal-${requestId}.DebitAccounts.xml`]);
+    assert.ok(order, 'one DebitAccounts document');
+    assert.match(order.body, new RegExp(`<Payout>[\\s\\S]*<ToAccount>${VALIDATED_ACCOUNT}</ToAccount>`), 'paid to the request\'s validated account');
+    assert.equal(await count(b, 'SELECT count(*) AS n FROM outgoing_documents WHERE file_name = $1', [`withdrawal-${requestId}.DebitAccounts.xml`]), 1, 'only one');
   },
 
   'POST /api/withdrawal-requests/:id/reject': async (b) => {
