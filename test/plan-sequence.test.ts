@@ -104,6 +104,7 @@ describe("one employer's month in one folder drop", () => {
           { effectiveDate: '2026-11-15', event: 'Stop', reason: 'ParentalLeave' },
           { effectiveDate: '2026-12-01', event: 'Start', reason: null },
         ],
+        end: null,
         extraPremiums: [{ invoiceNumber: 'XP-000001', amount: '25000.00', dueDate: '2026-12-15' }],
         allocations: [{
           effectiveDate: '2026-11-01', purpose: 'DistributionPlan',
