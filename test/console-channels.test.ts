@@ -9,7 +9,7 @@ import { test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { recordChannelHealth } from '../src/ledger/channel-health.repository.ts';
 import { startTestGateway, FIXED_NOW, type TestGateway } from './support/harness.ts';
-import { signInToConsole, type ConsoleSession } from './support/console-session.ts';
+import { consolePage, signInToConsole, type ConsoleSession } from './support/console-session.ts';
 
 let gateway: TestGateway;
 let session: ConsoleSession;
@@ -22,11 +22,7 @@ afterAll(async () => {
   await gateway?.destroy();
 });
 
-const get = async (url: string) => {
-  const answer = await gateway.http!.inject({ url, headers: { cookie: session.cookie } });
-  assert.equal(answer.statusCode, 200, answer.body);
-  return answer.body;
-};
+const get = (url: string) => consolePage(gateway.http!, session, url);
 const text = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
 
 test('with no reports yet: nothing down, and the channels page says why it is empty', async () => {

@@ -6,7 +6,7 @@
 import { test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from './support/harness.ts';
-import { signInToConsole, type ConsoleSession } from './support/console-session.ts';
+import { consolePage, signInToConsole, type ConsoleSession } from './support/console-session.ts';
 
 let gateway: TestGateway;
 let session: ConsoleSession;
@@ -19,11 +19,7 @@ afterAll(async () => {
   await gateway?.destroy();
 });
 
-const get = async (url: string) => {
-  const answer = await gateway.http!.inject({ url, headers: { cookie: session.cookie } });
-  assert.equal(answer.statusCode, 200, answer.body);
-  return answer.body;
-};
+const get = (url: string) => consolePage(gateway.http!, session, url);
 
 test('the withdrawal requests: "all" empty is no withdrawal requests, a status empty names the status', async () => {
   const { rows } = await gateway.deps.db.query<{ n: string }>('SELECT count(*) AS n FROM withdrawal_requests');

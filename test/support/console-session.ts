@@ -20,6 +20,13 @@ export async function signInToConsole(http: FastifyInstance, username: string, p
   return { cookie, csrf: csrfOf(overview.body) };
 }
 
+/** A console page read in the session: its HTML, the answer required to be 200. */
+export async function consolePage(http: FastifyInstance, session: ConsoleSession, url: string): Promise<string> {
+  const answer = await http.inject({ url, headers: { cookie: session.cookie } });
+  if (answer.statusCode !== 200) throw new Error(`GET ${url}: ${answer.statusCode} ${answer.body}`);
+  return answer.body;
+}
+
 export async function postSignIn(http: FastifyInstance, username: string, password: string, next = '/console') {
   const form = await http.inject({ url: '/console/sign-in' });
   const formCookie = cookieOf(form.headers['set-cookie'], 'dg_sign_in_form');
