@@ -24,6 +24,7 @@ describe('depot-gateway CLI', () => {
   let config: string;
   let queuePrefix: string;
   let port: number;
+  const prefixes: string[] = [];
   const file = async (name: string, content: string) => {
     const path = join(folder, name);
     await writeFile(path, content);
@@ -41,6 +42,7 @@ describe('depot-gateway CLI', () => {
   afterAll(async () => {
     await database.drop();
     await deleteQueues(queuePrefix);
+    for (const prefix of prefixes) await deleteQueues(prefix);
     await rm(folder, { recursive: true, force: true });
   });
 
@@ -120,6 +122,21 @@ describe('depot-gateway CLI', () => {
     assert.equal(show.code, 0);
     assert.match(show.stdout, /status applied, accepted/);
     assert.match(show.stdout, /delivered\s+folder/);
+  });
+
+  test('a SIGTERM while the gateway is still opening: it finishes opening, closes and exits 0', async () => {
+    // Its workers take jobs while the rest of it opens; a signal then must not kill it mid-job.
+    const settings = testSettings(join(folder, 'opening'), { databaseUrl: database.url, port: await freePort(), logFormat: 'json' });
+    prefixes.push(settings.queuePrefix as string);
+    const opening = runCli(['worker', '--config', await writeConfigFile(await mkdtemp(join(folder, 'opening-')), settings)], { LOG_LEVEL: 'info' });
+    try {
+      await waitFor(() => /schema validation ready/.test(opening.output()) || opening.child.exitCode !== null, 'the gateway to begin opening', 60_000);
+      opening.child.kill('SIGTERM');
+      assert.equal(await opening.exited, 0, opening.output());
+      assert.match(opening.output(), /"signal":"SIGTERM"[^\n]*"msg":"stopped"/);
+    } finally {
+      if (opening.child.exitCode === null) opening.child.kill('SIGKILL');
+    }
   });
 
   test('submit hands the document to a running gateway, which stops cleanly on SIGTERM', async () => {

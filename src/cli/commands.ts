@@ -50,8 +50,10 @@ function config(options: GlobalOptions): Readonly<GatewayConfig> {
 export async function runStart(options: GlobalOptions, roles: readonly Role[]): Promise<void> {
   const settings = config(options);
   const format = chooseLogFormat(settings.logFormat, process.stdout.isTTY === true);
-  const gateway = await (await compositionRoot()).openGateway(settings, { roles, log: await createGatewayLogger(settings, format) });
-  const log = gateway.log;
+  const log = await createGatewayLogger(settings, format);
+  const opening = (await compositionRoot()).openGateway(settings, { roles, log });
+  stopOnSignals(opening, log);
+  const gateway = await opening;
   log.info(
     {
       roles, port: roles.includes('api') ? settings.port : undefined, database: gateway.deps.db.kind, counterparties: [...gateway.folders.keys()],
@@ -68,7 +70,6 @@ export async function runStart(options: GlobalOptions, roles: readonly Role[]): 
   const summary = buildStartSummary(settings, folders, portOf(address), process.pid, portOf(gateway.metricsHttp?.server.address()), gateway.bankIdTestServer?.pageUrl);
   if (format === 'pretty') process.stdout.write(formatStartSummary(summary));
   else log.info(summary, 'where to look');
-  stopOnSignals(gateway, log);
 }
 
 export async function runMigrate(options: GlobalOptions): Promise<void> {

@@ -9,10 +9,14 @@ import { EXIT } from './output.ts';
  * deadline below that: if closing has not finished by then — Redis hung, a job that
  * does not end — it says so and exits 2. What it left is taken up after the restart
  * (expired job locks, the reconciler).
+ *
+ * The handlers are installed before the gateway has opened: its workers take jobs while
+ * the rest of it is still starting, and a signal then waits for the opening to finish
+ * and closes what opened, instead of killing the process mid-job.
  */
 export const STOP_DEADLINE_MS = 9_000;
 
-export function stopOnSignals(gateway: { close(): Promise<void> }, log: Logger, deadlineMs = STOP_DEADLINE_MS): void {
+export function stopOnSignals(opening: Promise<{ close(): Promise<void> }>, log: Logger, deadlineMs = STOP_DEADLINE_MS): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -23,7 +27,7 @@ export function stopOnSignals(gateway: { close(): Promise<void> }, log: Logger, 
       log.fatal({ signal, deadlineMs }, 'stopping took too long (Redis or a job did not finish); exiting without finishing');
       process.exit(EXIT.usage);
     }, deadlineMs);
-    gateway.close().then(
+    opening.then((gateway) => gateway.close()).then(
       () => {
         clearTimeout(deadline);
         log.info({ signal, ms: Date.now() - started }, 'stopped');
