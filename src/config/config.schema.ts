@@ -5,13 +5,14 @@ import { isValidOrganisationNumber } from '../core/identifiers.ts';
 import { parseBankAccount } from '../core/bank-account.ts';
 import { isValidSwedishIban } from '../core/swedish-iban.ts';
 import { Catalogue } from '../messages/catalogue.ts';
+import { redisSentinelSchema } from './redis-sentinel.schema.ts';
 
 /**
  * The configuration schema. Every setting has a default that works on one machine;
  * production overrides the database, Redis, staff credentials and counterparties.
  * config/example.yaml documents each setting.
  */
-const counterpartyRoles = ['custodian', 'employer', 'administrator'] as const;
+const counterpartyRoles = ['custodian', 'employer', 'administrator', 'insurer', 'advisor-firm'] as const;
 export type CounterpartyRole = (typeof counterpartyRoles)[number];
 
 /** An SSEK SenderId or ReceiverId: the `ssek:Type` attribute (ORGNR, CN …) and the value. */
@@ -95,6 +96,13 @@ export const counterpartySchema = z.strictObject({
    * of 'folder', 'sftp', 'mail', 'ssek'.
    */
   replyBy: z.enum(['request', 'folder', 'sftp', 'mail', 'ssek']).default('request'),
+  /**
+   * An advisor firm (role `advisor-firm`, the firm of the REST API's advisor-firm client with
+   * the same organisation number): the account its commission is paid to, a Swedish IBAN, in
+   * the monthly pain.001 payment order (docs/commission.md). Without it the firm's debited
+   * commission waits, unpaid and listed, until it is set.
+   */
+  commissionIban: z.string().refine(isValidSwedishIban, 'a Swedish IBAN, SE followed by 22 digits, whose check digits hold (no spaces)').optional(),
   /** A custodian with `reports: false` is not expected to send daily Holdings and Transactions (no missing-report notices). */
   reports: z.boolean().default(true),
   /**
@@ -237,6 +245,8 @@ export const configSchema = z.strictObject({
   databasePoolSize: z.number().int().min(2).max(1000).default(20),
   /** Redis URL; without one `start` launches a private redis-server on a socket in the data folder. */
   redisUrl: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
+  /** Redis through Redis Sentinel instead of `redisUrl` (src/config/redis-sentinel.schema.ts, docs/operations.md). */
+  redis: redisSentinelSchema.optional(),
   queuePrefix: z.string().regex(/^[A-Za-z0-9_-]+$/).default('dg'),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**

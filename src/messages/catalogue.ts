@@ -18,6 +18,7 @@ import { updateAdministrators } from './plan-administration/update-administrator
 import { costAndCharges } from './custodian-reporting/cost-and-charges.message.ts';
 import { holdings } from './custodian-reporting/holdings.message.ts';
 import { transactions } from './custodian-reporting/transactions.message.ts';
+import { commissionFile } from './advisor-reporting/commission-file.message.ts';
 
 /**
  * Every request type the gateway accepts. Adding a type is its schema, its fixtures,
@@ -43,9 +44,10 @@ const REQUEST_TYPES: readonly MessageType<never>[] = [
   costAndCharges,
   holdings,
   transactions,
+  commissionFile,
 ] as unknown as readonly MessageType<never>[];
 
-export const FAMILIES: readonly MessageFamily[] = ['plan-administration', 'custodian-reporting'];
+export const FAMILIES: readonly MessageFamily[] = ['plan-administration', 'custodian-reporting', 'insurer-transfer', 'advisor-reporting'];
 
 export class Catalogue {
   private readonly byName = new Map<string, MessageType>();

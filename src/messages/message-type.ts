@@ -8,7 +8,7 @@ import type { XmlElement } from './xml-element.ts';
  * schema, fixtures, typed document, rules, handler — lives under its own name; the
  * catalogue (catalogue.ts) registers it with one line.
  */
-export type MessageFamily = 'plan-administration' | 'custodian-reporting';
+export type MessageFamily = 'plan-administration' | 'custodian-reporting' | 'insurer-transfer' | 'advisor-reporting';
 
 export interface ItemOutcome {
   readonly itemId: string;

@@ -6,6 +6,7 @@ import type { PipelineStage } from '../ledger/messages.repository.ts';
 import type { OutboundChannel } from '../channels/outbound.ts';
 import type { DocumentStore } from '../ledger/document-store.ts';
 import type { BatchValidator } from '../messages/custodian-reporting/report-validator.ts';
+import type { CounterpartyRole } from '../config/config.schema.ts';
 import type { HandOff } from './hand-off.ts';
 import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
 
@@ -18,7 +19,7 @@ export interface Counterparty {
   readonly id: string;
   readonly name: string;
   readonly organisationNumber: string;
-  readonly role: 'custodian' | 'employer' | 'administrator';
+  readonly role: CounterpartyRole;
   /** Document types (root element names) the counterparty may send. */
   readonly allowedTypes: ReadonlySet<string>;
 }
