@@ -88,11 +88,30 @@ export const ERROR_CODES = {
   CUSTODIAN_MISMATCH: { scope: 'document', httpStatus: 403, retryable: false, message: "The report's custodian organisation number is not the sender's." },
   REPORT_YEAR_OUT_OF_RANGE: { scope: 'document', httpStatus: 422, retryable: false, message: 'The reported year has not ended yet or is too far back.' },
   CUSTODY_ACCOUNT_UNKNOWN: { scope: 'item', httpStatus: 422, retryable: false, message: 'The custody account is not one the sender holds for the insurer.' },
+  CUSTODIAN_SWITCH_UNKNOWN: { scope: 'item', httpStatus: 422, retryable: false, message: 'The insurance has no open custodian switch to the sender.' },
+  CUSTODIAN_SWITCH_NOT_ORDERED: { scope: 'item', httpStatus: 422, retryable: false, message: 'The custodian switch is not waiting for the new account (not yet ordered, or confirmed already).' },
+  CUSTODY_ACCOUNT_IN_USE: { scope: 'item', httpStatus: 422, retryable: false, message: 'The custody account is already an account of the ledger, or not the one the switch names.' },
   ACCOUNT_SCHEMA_VIOLATION: { scope: 'item', httpStatus: 422, retryable: false, message: "The account's records do not follow the report's XML schema." },
   POSITION_DUPLICATE: { scope: 'item', httpStatus: 422, retryable: false, message: 'The account reports the same ISIN in more than one position.' },
   TRANSACTION_ID_DUPLICATE: { scope: 'item', httpStatus: 422, retryable: false, message: 'The account reports the same TransactionId more than once.' },
   ACCOUNT_REPORTED_TWICE: { scope: 'item', httpStatus: 422, retryable: false, message: 'An earlier account of the same report has the same account number.' },
   COST_CATEGORIES_MISMATCH: { scope: 'item', httpStatus: 422, retryable: false, message: "The three cost categories do not sum to the account's total costs after refund." },
+
+  // Commission files: whole document, then one fee.
+  ADVISOR_FIRM_UNKNOWN: { scope: 'document', httpStatus: 422, retryable: false, message: 'The commission file names an advisor firm the insurer does not know, or one other than its sender.' },
+  COMMISSION_POWER_MISSING: { scope: 'item', httpStatus: 422, retryable: false, message: "The advisor firm holds no intermediation power of attorney on the insurance's policyholder for the whole period." },
+  COMMISSION_PERIOD_INVALID: { scope: 'item', httpStatus: 422, retryable: false, message: 'The fee period is not one to twelve whole calendar months within the insurance.' },
+  COMMISSION_ABOVE_CAP: { scope: 'item', httpStatus: 422, retryable: false, message: "The fee is above the product's cap on advisors' fees for the period." },
+  COMMISSION_PERIOD_ALREADY_CHARGED: { scope: 'item', httpStatus: 422, retryable: false, message: 'A fee is already charged for a day of the period on the insurance.' },
+
+  // Transfer leaflets from another insurer (TransferLeaflet): the whole leaflet.
+  TRANSFER_LEAFLET_MISADDRESSED: { scope: 'document', httpStatus: 422, retryable: false, message: 'The leaflet is addressed to another receiving insurer.' },
+  INSURER_MISMATCH: { scope: 'document', httpStatus: 403, retryable: false, message: "The leaflet's releasing insurer is not the sender." },
+  TAX_CATEGORY_MISMATCH: { scope: 'document', httpStatus: 422, retryable: false, message: "The tax category does not fit the insurance type." },
+  TRANSFER_CONDITIONS_INVALID: { scope: 'document', httpStatus: 422, retryable: false, message: "The leaflet's conditions break the rules that follow the capital of its insurance type." },
+  TRANSFER_VALUE_DATE_IN_FUTURE: { scope: 'document', httpStatus: 422, retryable: false, message: 'The value date has not yet come.' },
+  INSURANCE_TYPE_NOT_OFFERED: { scope: 'document', httpStatus: 422, retryable: false, message: 'The insurer offers no product of the insurance type to receive the capital in.' },
+  TRANSFER_ALREADY_REGISTERED: { scope: 'document', httpStatus: 409, retryable: false, message: "The releasing insurer's insurance is already registered as a transfer in." },
 
   // SSEK endpoint: answered as SOAP faults (HTTP 500, as SOAP 1.1 prescribes).
   SSEK_ENVELOPE_INVALID: { scope: 'document', httpStatus: 500, retryable: false, message: 'The SOAP envelope is not acceptable.' },
@@ -116,6 +135,7 @@ export const ERROR_CODES = {
   PERSON_NOT_FOUND: { scope: 'system', httpStatus: 404, retryable: false, message: 'The person has neither an employment nor an insurance under that agreement.' },
   MESSAGE_NOT_REPLAYABLE: { scope: 'system', httpStatus: 409, retryable: false, message: 'Only dead messages can be replayed.' },
   INSURANCE_ALREADY_ENDED: { scope: 'system', httpStatus: 409, retryable: false, message: 'The insurance has already ended.' },
+  TRANSFER_VALUE_UNKNOWN: { scope: 'system', httpStatus: 409, retryable: false, message: "No custody value is reported on or before the insurance's last day, which its transfer leaflet must state." },
   PAYOUT_ALREADY_REGISTERED: { scope: 'system', httpStatus: 409, retryable: false, message: 'The insurance is already in payout.' },
   DEATH_BENEFIT_ALREADY_ORDERED: { scope: 'system', httpStatus: 409, retryable: false, message: "The death benefit has been ordered: its beneficiary can no longer be changed." },
   PAYOUT_NOT_YET_DUE: { scope: 'system', httpStatus: 422, retryable: false, message: "The first payout would be paid before the insurance's payout can begin." },
@@ -136,6 +156,8 @@ export const ERROR_CODES = {
   WITHDRAWAL_NOT_ALLOWED: { scope: 'system', httpStatus: 422, retryable: false, message: 'The insurance allows no withdrawal.' },
   WITHDRAWAL_AMOUNT_OUT_OF_BOUNDS: { scope: 'system', httpStatus: 422, retryable: false, message: 'The amount is outside what can be withdrawn from the insurance today.' },
   WITHDRAWAL_ACCOUNT_NOT_VALIDATED: { scope: 'system', httpStatus: 422, retryable: false, message: "The account is not validated for the policyholder's withdrawals." },
+  WITHDRAWAL_DURING_CUSTODIAN_SWITCH: { scope: 'system', httpStatus: 409, retryable: false, message: "The insurance's custodian is being switched; no withdrawal until the switch completes." },
+  CUSTODIAN_SWITCH_NOT_ALLOWED: { scope: 'system', httpStatus: 422, retryable: false, message: "The insurance's custodian cannot be switched as asked." },
   SIGN_CASE_CLOSED: { scope: 'system', httpStatus: 409, retryable: false, message: 'The signatory has signed already, or the request was rejected.' },
   SIGN_ORDER_UNKNOWN: { scope: 'system', httpStatus: 422, retryable: false, message: 'No signing session with that orderRef belongs to the sign case.' },
   SIGNING_UNAVAILABLE: { scope: 'system', httpStatus: 503, retryable: true, message: 'BankID could not be asked: not configured, unreachable or refusing.' },
