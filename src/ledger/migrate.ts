@@ -41,6 +41,7 @@ import * as mailMessagesByExternalId from './migrations/0040-mail-messages-by-ex
 import * as applicationSigning from './migrations/0041-application-signing.ts';
 import * as custodiansFirstSeen from './migrations/0042-custodians-first-seen.ts';
 import * as directQueries from './migrations/0043-direct-queries.ts';
+import * as invoiceSpecifications from './migrations/0045-invoice-specifications.ts';
 import * as commission from './migrations/0044-commission.ts';
 import * as custodianSwitches from './migrations/0047-custodian-switches.ts';
 
@@ -94,6 +95,7 @@ export const MIGRATIONS: readonly Migration[] = [
   applicationSigning,
   custodiansFirstSeen,
   directQueries,
+  invoiceSpecifications,
   commission,
   custodianSwitches,
 ];
