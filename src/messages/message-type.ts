@@ -77,6 +77,8 @@ export interface ApplyContext {
   /** Today's date in Europe/Stockholm, YYYY-MM-DD. */
   readonly today: string;
   readonly rules: { readonly maxBackdateDays: number };
+  /** The insurer's own organisation number: what a document addressed to the insurer names (a TransferLeaflet's ReceivingInsurer). */
+  readonly insurerOrganisationNumber: string;
   /** The document's stored bytes: what a streamed report reads its records from. */
   openDocument(): Promise<DocumentSource>;
   /** Validates record batches of a streamed report (on a thread of its own in the gateway). */

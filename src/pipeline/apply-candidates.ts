@@ -151,6 +151,7 @@ async function applyOne(deps: PipelineDeps, tx: Sql, message: Candidate, now: Da
       sender: { counterpartyId: message.counterpartyId, organisationNumber: counterparty?.organisationNumber ?? '' },
       today: stockholmDate(now),
       rules: deps.rules,
+      insurerOrganisationNumber: deps.insurerOrganisationNumber,
       openDocument: () => openDocument(deps, tx, message.id),
       reportValidator: deps.reportValidator,
       maxXmlDepth: deps.limits.maxXmlDepth,

@@ -79,6 +79,8 @@ export interface PipelineDeps {
   /** Progress of the current job, when a queue runs it (BullMQ job progress). */
   readonly jobProgress?: (progress: object) => void;
   readonly rules: { readonly maxBackdateDays: number };
+  /** The insurer's own organisation number (`ssek.organisationNumber`): what a document addressed to the insurer names. */
+  readonly insurerOrganisationNumber: string;
   readonly clock: () => Date;
   /**
    * The channel an answer to this counterparty leaves by: its configured route, or the
