@@ -51,6 +51,7 @@ import { calendarJobs } from './pipeline/calendar-jobs.ts';
 import { expectedCustodians } from './pipeline/report-deadlines.job.ts';
 import { recordCustodiansFirstSeen } from './ledger/custodians-first-seen.repository.ts';
 import { runDepsFrom } from './pipeline/debit-run.ts';
+import { invoiceSpecificationDepsFrom } from './pipeline/invoice-specification.job.ts';
 import { accountOwnershipFrom } from './pipeline/account-ownership.ts';
 import { RecordedChannelHealth, observingFailures } from './channels/channel-health.ts';
 import { recordChannelHealth } from './ledger/channel-health.repository.ts';
@@ -184,6 +185,7 @@ export async function openGateway(configured: Readonly<GatewayConfig>, options: 
       documents: new DocumentStore(join(dataDir, 'documents')),
       reportValidator: schemas,
       rules: config.rules,
+      insurerOrganisationNumber: config.ssek.organisationNumber,
       clock: options.clock ?? (() => new Date()),
       outboundFor: (counterpartyId, requestChannel) => router.channelFor(counterpartyId, requestChannel),
       scheduler: queues ?? inline,
@@ -220,6 +222,7 @@ export async function openGateway(configured: Readonly<GatewayConfig>, options: 
           custodians: expectedCustodians(config.counterparties), mailSender, operationsAddress: config.notifications.operationsAddress, customerServiceAddress: config.notifications.customerServiceAddress, log,
           metrics,
           runs: runDepsFrom(config, deps.scheduler, log),
+          invoiceSpecifications: invoiceSpecificationDepsFrom(config, deps.scheduler, log),
           ...(config.accountOwnership ? { accountOwnership: accountOwnershipFrom(config.accountOwnership) } : {}),
         }),
       });

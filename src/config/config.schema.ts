@@ -401,6 +401,13 @@ export const configSchema = z.strictObject({
       maxMailBytes: z.number().int().positive().default(64 * 1024 * 1024),
     }).optional(),
   }).prefault({}),
+  /** The monthly invoice specification each pension-plan agreement's employer gets (docs/invoice-specification.md). */
+  invoiceSpecifications: z.strictObject({
+    /** The day of the month (Europe/Stockholm, 06:00) the month's specifications are made and sent. Default 5. */
+    dayOfMonth: z.number().int().min(1).max(28).default(5),
+    /** How many months back a worker started after an outage still makes specifications (this month included). Default 2. */
+    catchUpMonths: z.number().int().min(1).max(12).default(2),
+  }).prefault({}),
   notifications: z.strictObject({
     /** The insurer's operations team: late and missing custodian reports are mailed here (needs mail.smtp). */
     operationsAddress: emailAddress.optional(),

@@ -8,6 +8,7 @@ import { applicationExpiryJob } from './application-expiry.job.ts';
 import { payoutStartJob } from './payout-start.job.ts';
 import { withdrawalAccountValidationJob } from './withdrawal-account-validation.job.ts';
 import type { AccountOwnershipCheck } from './account-ownership.ts';
+import { invoiceSpecificationJob, type InvoiceSpecificationDeps } from './invoice-specification.job.ts';
 
 /**
  * The registry of calendar jobs the `worker` role schedules. A new kind of calendar
@@ -21,6 +22,8 @@ export type CalendarJobDeps = DeadlineCheckDeps & {
   readonly customerServiceAddress?: string | undefined;
   /** Where registered withdrawal accounts are checked against their policyholders; without it the 13:00 validation is not scheduled. */
   readonly accountOwnership?: AccountOwnershipCheck;
+  /** The monthly invoice specifications' dependencies; without them the job is not scheduled. */
+  readonly invoiceSpecifications?: InvoiceSpecificationDeps;
 };
 
 export function calendarJobs(deps: CalendarJobDeps): CalendarJob[] {
@@ -32,5 +35,6 @@ export function calendarJobs(deps: CalendarJobDeps): CalendarJob[] {
     ...(deps.runs ? [debitRunJob(deps.runs), payoutRunJob(deps.runs), payoutNoticeJob(payoutNotices)] : []),
     ...(deps.runs ? [payoutStartJob({ log: deps.log })] : []),
     ...(deps.accountOwnership ? [withdrawalAccountValidationJob({ ownership: deps.accountOwnership, log: deps.log })] : []),
+    ...(deps.invoiceSpecifications ? [invoiceSpecificationJob(deps.invoiceSpecifications)] : []),
   ];
 }
