@@ -29,9 +29,10 @@ test('the reference lists every registered request type with its fields', () => 
 test('the reference lists the documents the gateway writes, with their fields', () => {
   const reference = referenceOfCatalogue(SCHEMAS);
   assert.match(reference, /^## Documents the gateway writes$/m);
-  for (const document of ['DebitAccounts', 'EngagementResponse']) assert.match(reference, new RegExp(`^## ${document}$`, 'm'));
+  for (const document of ['DebitAccounts', 'EngagementResponse', 'InvoiceSpecification']) assert.match(reference, new RegExp(`^## ${document}$`, 'm'));
   assert.match(reference, /\| Insurance\/InsuranceType \| `xs:string` \(one of `K`, `P`, `T`\) \| 1 \|/);
   assert.match(reference, /Schema: `schemas\/EngagementResponse\.xsd`\. Sent to an advisor firm/);
+  assert.match(reference, /Schema: `schemas\/InvoiceSpecification\.xsd`\. Sent to a pension-plan agreement's employer/);
 });
 
 function undocumented(model: SchemaModel): string[] {
