@@ -23,6 +23,7 @@ import { registerInsuranceEndRoutes } from './insurance-end.routes.ts';
 import { registerPayoutStartRoutes } from './payout-start.routes.ts';
 import { registerDeathBenefitRoutes } from './death-benefits.routes.ts';
 import { registerPaymentOrderRoutes } from './payment-orders.routes.ts';
+import { registerInvoiceSpecificationRoutes } from './invoice-specifications.routes.ts';
 import { registerCustodianReportRoutes } from './custodian-reports.routes.ts';
 import { registerPayoutNoticeRoutes } from './payout-notices.routes.ts';
 import { registerApplicationNoticeRoutes } from './application-notices.routes.ts';
@@ -128,6 +129,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     await registerPayoutStartRoutes(staff, options);
     await registerDeathBenefitRoutes(staff, options);
     await registerPaymentOrderRoutes(staff, options);
+    await registerInvoiceSpecificationRoutes(staff, options);
     await registerCustodianReportRoutes(staff, options);
     await registerPayoutNoticeRoutes(staff, options);
     await registerChannelHealthRoutes(staff, options);

@@ -9,6 +9,7 @@ import { registerChannelsPage } from './channels.page.ts';
 import { registerInsurancePage } from './insurance.page.ts';
 import { registerCustodianReportsPage } from './custodian-reports.page.ts';
 import { registerDeathBenefitPages } from './death-benefits.page.ts';
+import { registerInvoiceSpecificationPages } from './invoice-specifications.page.ts';
 import { html } from './html.ts';
 import { CONSOLE_CSS, notice, page } from './layout.ts';
 import { registerMessagePages } from './messages.page.ts';
@@ -80,6 +81,7 @@ export async function registerConsole(app: FastifyInstance, options: ConsoleOpti
     registerCustodianReportsPage(scope, options);
     registerRunsPage(scope, options);
     registerDeathBenefitPages(scope, options);
+    registerInvoiceSpecificationPages(scope, options);
     registerMailAndNoticePages(scope, options);
     registerReviewPages(scope, options);
     registerInsurancePage(scope, options);
