@@ -92,7 +92,8 @@ export interface CaughtUpTax {
   readonly amount: string;
 }
 
-export type ChargeName = 'FixedCharge' | 'CapitalCharge' | 'RiskPremium' | 'YieldTax';
+/** AdvisorFee: an advisor firm's fee from its CommissionFile (src/core/advisor-fee-debit.ts), paid on to the firm. */
+export type ChargeName = 'FixedCharge' | 'CapitalCharge' | 'RiskPremium' | 'YieldTax' | 'AdvisorFee';
 
 export interface DebitLine {
   readonly charge: ChargeName;

@@ -8,7 +8,7 @@ import type { Sql } from './database.ts';
  * a file anywhere: the insurer's finance uploads it to its bank.
  */
 
-export const PAYMENT_ORDER_PURPOSES = ['death-benefit'] as const;
+export const PAYMENT_ORDER_PURPOSES = ['death-benefit', 'advisor-commission'] as const;
 export type PaymentOrderPurpose = (typeof PAYMENT_ORDER_PURPOSES)[number];
 
 export interface PaymentOrderSummary {
@@ -21,13 +21,15 @@ export interface PaymentOrderSummary {
   readonly transactions: number;
   readonly controlSum: string;
   readonly fileName: string;
-  /** What it pays: for `death-benefit`, the insurances whose benefit's 1 % it pays. */
+  /** What it pays: for `death-benefit`, the insurances whose benefit's 1 % it pays; for `advisor-commission`, the insurances whose advisor fees it pays on. */
   readonly insuranceNumbers: readonly string[];
 }
 
 const COLUMNS = `o.payment_order_id AS "paymentOrderId", o.purpose, o.run_key AS "runKey", o.created_at AS "createdAt",
   o.requested_execution_date::text AS "requestedExecutionDate", o.transactions, o.control_sum::text AS "controlSum", o.file_name AS "fileName",
-  coalesce((SELECT array_agg(d.insurance_number ORDER BY d.insurance_number) FROM death_benefits d WHERE d.payment_order_id = o.payment_order_id), '{}') AS "insuranceNumbers"`;
+  coalesce((SELECT array_agg(d.insurance_number ORDER BY d.insurance_number) FROM death_benefits d WHERE d.payment_order_id = o.payment_order_id),
+           (SELECT array_agg(DISTINCT c.insurance_number ORDER BY c.insurance_number) FROM commission_lines c
+              JOIN commission_statements s ON s.statement_id = c.statement_id WHERE s.payment_order_id = o.payment_order_id), '{}') AS "insuranceNumbers"`;
 
 /** Stores a payment order made in the caller's transaction. */
 export async function insertPaymentOrder(

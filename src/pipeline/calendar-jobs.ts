@@ -6,6 +6,7 @@ import { payoutNoticeJob } from './payout-notices.job.ts';
 import { applicationNoticeJob } from './application-notices.job.ts';
 import { applicationExpiryJob } from './application-expiry.job.ts';
 import { payoutStartJob } from './payout-start.job.ts';
+import { commissionPaymentJob } from './commission-payments.job.ts';
 import { withdrawalAccountValidationJob } from './withdrawal-account-validation.job.ts';
 import type { AccountOwnershipCheck } from './account-ownership.ts';
 import { invoiceSpecificationJob, type InvoiceSpecificationDeps } from './invoice-specification.job.ts';
@@ -34,6 +35,7 @@ export function calendarJobs(deps: CalendarJobDeps): CalendarJob[] {
     applicationExpiryJob({ log: deps.log }),
     ...(deps.runs ? [debitRunJob(deps.runs), payoutRunJob(deps.runs), payoutNoticeJob(payoutNotices)] : []),
     ...(deps.runs ? [payoutStartJob({ log: deps.log })] : []),
+    ...(deps.runs ? [commissionPaymentJob({ ...deps.runs, advisorFirms: deps.runs.advisorFirms ?? new Map() })] : []),
     ...(deps.accountOwnership ? [withdrawalAccountValidationJob({ ownership: deps.accountOwnership, log: deps.log })] : []),
     ...(deps.invoiceSpecifications ? [invoiceSpecificationJob(deps.invoiceSpecifications)] : []),
   ];

@@ -11,8 +11,10 @@ import {
 } from '../ledger/debit-runs.repository.ts';
 import { markHeldTaxesDebited, pendingHeldTaxes, recordHeldTaxes, type HeldTaxOfAccount } from '../ledger/held-yield-taxes.repository.ts';
 import { coveragesOn, monthlyPremiumsOn } from '../ledger/insurance-coverages.repository.ts';
+import { markAdvisorFeesOrdered } from '../ledger/commission.repository.ts';
 import { deliveryTargetsOf } from '../ledger/outgoing-documents.repository.ts';
 import { DEBIT_ACCOUNTS, debitAccountsXml, type DebitAccountsAccount, type DebitAccountsRun } from '../messages/debit-accounts.document.ts';
+import { advisorFirmDirectory, withAdvisorFeesOf, type AdvisorFirmCounterparty } from './advisor-fees.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
 import { outgoingDeliveryKey } from './deliver-outgoing.ts';
 import type { StageScheduler } from './pipeline-deps.ts';
@@ -61,6 +63,8 @@ export interface RunDeps {
   readonly yieldTaxRates?: YieldTaxRateTable;
   /** The insurer's own account, which payout runs put its payments (a death benefit's 1 %) in payment orders from; none: they wait. */
   readonly insurerAccount?: GatewayConfig['insurerAccount'];
+  /** The advisor-firm counterparties the monthly commission payment pays (commission-payments.job.ts). */
+  readonly advisorFirms?: ReadonlyMap<string, AdvisorFirmCounterparty>;
 }
 
 export interface CustodianRunSummary {
@@ -100,6 +104,7 @@ export function runDepsFrom(
   return {
     custodians: custodianDirectory(config.counterparties), insurerOrganisationNumber: config.ssek.organisationNumber, scheduler, log,
     yieldTaxRates: withConfiguredRates(config.charges.yieldTaxRates), ...(config.insurerAccount ? { insurerAccount: config.insurerAccount } : {}),
+    advisorFirms: advisorFirmDirectory(config.counterparties),
   };
 }
 
@@ -139,7 +144,7 @@ export async function runDebitRun(sql: Sql, deps: RunDeps, covered: { year: numb
       continue;
     }
     const unpriced = own.filter((row) => row.annualCapitalPercent === null);
-    const result = debitRun(
+    const result = await withAdvisorFeesOf(sql, debitRun(
       own.filter((row) => row.annualCapitalPercent !== null).map((row) => ({
         accountNumber: row.accountNumber, insuranceNumber: row.insuranceNumber, kind: row.kind, insuredFrom: row.startDate, insuredThrough: row.endDate ?? undefined,
         annualFixedCharge: row.annualFixedCharge ?? '360', annualCapitalPercent: row.annualCapitalPercent ?? '0',
@@ -151,7 +156,8 @@ export async function runDebitRun(sql: Sql, deps: RunDeps, covered: { year: numb
         pendingTaxes: pendingTaxes.get(row.insuranceNumber) ?? [],
       })),
       year, quarter, deps.yieldTaxRates,
-    );
+    ), { valuations, lastDay: span.lastDay, runDate, lock: options.dryRun !== true });
+    if (result.waiting.length > 0) deps.log.warn({ runKey, custodianId, waiting: result.waiting }, 'debit run: advisor fees wait for a later run');
     const held = [...result.held, ...unpriced.map((row) => ({ accountNumber: row.accountNumber, insuranceNumber: row.insuranceNumber, reason: 'no capital charge in the fee history' }))];
     if (held.length > 0) deps.log.warn({ runKey, custodianId, held }, 'debit run: accounts held back');
     if (result.debits.some((debit) => !debit.rateConfirmed)) deps.log.warn({ runKey, custodianId }, 'debit run: a yield tax rate used is unconfirmed');
@@ -171,6 +177,7 @@ export async function runDebitRun(sql: Sql, deps: RunDeps, covered: { year: numb
     if (!options.dryRun && summary.documentId) {
       await recordHeldTaxes(sql, runKey, custodianId, heldTax);
       await markHeldTaxesDebited(sql, runKey, custodianId, caughtUpTax);
+      await markAdvisorFeesOrdered(sql, runKey, custodianId, result.ordered);
     }
     created.push({ ...summary, total: sumTotals(debited), heldTax, caughtUpTax });
     if (summary.body) documents.push({ custodianId, body: summary.body });
