@@ -235,8 +235,14 @@ export const configSchema = z.strictObject({
    */
   metricsPort: z.coerce.number().int().min(0).max(65535).optional(),
   dataDir: z.string().min(1).default('./data'),
-  /** PostgreSQL URL; without one the ledger runs on embedded PostgreSQL (PGlite) in <dataDir>/pglite. */
-  databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
+  /**
+   * PostgreSQL URL; without one the ledger runs on embedded PostgreSQL (PGlite) in <dataDir>/pglite.
+   * libpq's several hosts find a promoted standby: `postgresql://h1:5432,h2:5432/db?target_session_attrs=read-write`
+   * (src/ledger/postgres-hosts.ts).
+   */
+  databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+    .refine((url) => !/[?&]target_session_attrs=(?!(any|read-write|primary)(&|#|$))/.test(url), 'target_session_attrs must be read-write, primary or any (the gateway writes)')
+    .optional(),
   /**
    * Connections each process opens to PostgreSQL at most (`databaseUrl`); a request or
    * job that finds them all busy waits for one. The embedded database has one connection

@@ -10,7 +10,7 @@ import { verifySecret } from './secret-hash.ts';
  * configuration is refused (CONFIG_INVALID, every problem named) when it has
  *   - a plain `password` for a staff user or a custodian's REST door (use passwordHash),
  *   - `demo: true` (a known agreement and sample data),
- *   - a database, Redis or mail password from the placeholder list below,
+ *   - a database, Redis (URL or Sentinel set) or mail password from the placeholder list below,
  *   - a passwordHash or secretHash of a secret published in this repository (the demo's
  *     staff password and API client secrets, the example's placeholders).
  * On loopback all of these stay allowed: the demo and the tests run there.
@@ -51,6 +51,12 @@ export function exposedCredentialProblems(config: WellFormedConfig): ConfigProbl
   for (const [setting, url] of [['databaseUrl', databaseUrl], ['redisUrl', redisUrl]] as const) {
     if (url !== MALFORMED && placeholder(passwordOf(url))) problems.push({ path: setting, problem: 'its password is a placeholder from the documentation; choose your own' });
   }
+  const { redis } = config.top;
+  if (redis !== MALFORMED && redis !== undefined) {
+    for (const key of ['password', 'sentinelPassword'] as const) {
+      if (placeholder(redis[key])) problems.push({ path: `redis.${key}`, problem: 'a placeholder from the documentation; choose your own' });
+    }
+  }
   const { smtp, imap } = config.mail;
   if (smtp !== MALFORMED && placeholder(smtp?.password)) problems.push({ path: 'mail.smtp.password', problem: 'a placeholder from the documentation; choose your own' });
   if (imap !== MALFORMED && placeholder(imap?.password)) problems.push({ path: 'mail.imap.password', problem: 'a placeholder from the documentation; choose your own' });
@@ -81,7 +87,8 @@ export async function refuseDemoSecrets(config: Readonly<GatewayConfig>): Promis
 function passwordOf(url: string | undefined): string | undefined {
   if (!url) return undefined;
   try {
-    return decodeURIComponent(new URL(url).password) || undefined;
+    // libpq's several hosts (h1:5432,h2:5432) make no WHATWG URL; the hosts do not matter here.
+    return decodeURIComponent(new URL(url.replace(/^([a-z]+:\/\/[^@/?#]*@)[^/?#]*/, '$1host')).password) || undefined;
   } catch {
     return undefined;
   }

@@ -17,6 +17,7 @@ export function unworkableSettingProblems(config: WellFormedConfig): ConfigProbl
     ...sharedFolderProblems(config),
     ...unsentNoticeProblems(config),
     ...portProblems(config),
+    ...redisTargetProblems(config),
   ];
 }
 
@@ -114,4 +115,11 @@ function portProblems(config: WellFormedConfig): ConfigProblem[] {
   const { port, metricsPort } = config.top;
   if (port === MALFORMED || metricsPort === MALFORMED || metricsPort === undefined || metricsPort === 0 || metricsPort !== port) return [];
   return [{ path: 'metricsPort', problem: `${metricsPort} is also port: a worker or watch process beside the api process could not listen on it; choose another port` }];
+}
+
+/** Redis named twice, by URL and as a Sentinel set: which one is meant cannot be told. */
+function redisTargetProblems(config: WellFormedConfig): ConfigProblem[] {
+  const { redisUrl, redis } = config.top;
+  if (redisUrl === undefined || redis === undefined) return [];
+  return [{ path: 'redis', problem: 'set beside redisUrl (REDIS_URL): give one of the two — redis for a Sentinel set, redisUrl for one server' }];
 }

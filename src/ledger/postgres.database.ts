@@ -5,9 +5,14 @@ import { from as copyFromStdin } from 'pg-copy-streams';
 import type { Database, Sql } from './database.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import { guardTransactions } from './transaction-guard.ts';
+import { PostgresHostChooser, parsePostgresTargets } from './postgres-hosts.ts';
 
 /** SQLSTATE classes that mean "the server is away or overloaded": worth a retry. */
-const TRANSIENT_SQLSTATES = /^(08|53|57P0[1-3]|40001|40P01)/;
+/**
+ * SQLSTATE classes that mean "the server is away or overloaded", or (25006) "it takes no
+ * writes now" — a standby, or a former primary fenced during a failover: worth a retry.
+ */
+const TRANSIENT_SQLSTATES = /^(08|53|57P0[1-3]|40001|40P01|25006)/;
 const TRANSIENT_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
 
 /** Maps a driver error to DATABASE_UNAVAILABLE when a retry can help, and leaves others alone. */
@@ -24,6 +29,7 @@ export function classifyDatabaseError(error: unknown): unknown {
 }
 
 export interface PostgresDatabaseOptions {
+  /** One host, or libpq's several (`postgresql://h1:5432,h2:5432/db?target_session_attrs=read-write`, src/ledger/postgres-hosts.ts). */
   url: string;
   /** Pool size; default 20. */
   max?: number;
@@ -33,7 +39,7 @@ export interface PostgresDatabaseOptions {
 export function openPostgresDatabase(options: PostgresDatabaseOptions): Database {
   // A busy pool makes callers wait for a client; only a server that does not answer
   // within the timeout is an error (a refused connection fails at once anyway).
-  const pool = new pg.Pool({ connectionString: options.url, max: options.max ?? 20, connectionTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({ ...whereToConnect(options.url), max: options.max ?? 20, connectionTimeoutMillis: 30_000 });
   // A connection losing its server (PostgreSQL restarting, a network cut) emits 'error'
   // on its client. The pool listens only while a client is idle; a client checked out for
   // a transaction or a COPY would take the process down with it. So every client gets a
@@ -93,6 +99,8 @@ export function openPostgresDatabase(options: PostgresDatabaseOptions): Database
         } catch {
           broken = true;
         }
+        // A server that took no writes (25006) is not kept in the pool: the next connection looks for one that does.
+        if ((error as { code?: string } | null)?.code === '25006') broken = true;
         throw classifyDatabaseError(error);
       } finally {
         client.release(broken);
@@ -100,6 +108,46 @@ export function openPostgresDatabase(options: PostgresDatabaseOptions): Database
     },
     close: () => pool.end(),
   });
+}
+
+/**
+ * The pool's settings for where to connect: the URL itself for one plain host; for
+ * several hosts (or target_session_attrs) a client class that connects to the host the
+ * chooser finds, checks each new session and makes the chooser search again when a host
+ * fails or no longer does (a failover). pg reads where to connect from the client's
+ * `host` and `port` when it connects, so they are set then.
+ */
+function whereToConnect(url: string): Pick<pg.PoolConfig, 'connectionString' | 'Client'> {
+  const targets = parsePostgresTargets(url);
+  if (!targets.multiHost) return { connectionString: url };
+  const chooser = new PostgresHostChooser(targets, { connectionTimeoutMillis: 10_000 });
+  class ChosenHostClient extends pg.Client {
+    override connect(): Promise<pg.Client>;
+    override connect(callback: (error: Error | null, client?: pg.Client) => void): void;
+    override connect(callback?: (error: Error | null, client?: pg.Client) => void): Promise<pg.Client> | void {
+      const connecting = this.#connectToChosen();
+      if (!callback) return connecting;
+      connecting.then((client) => callback(null, client), (error: Error) => callback(error));
+    }
+
+    async #connectToChosen(): Promise<pg.Client> {
+      const host = await chooser.choose();
+      this.host = host.host;
+      this.port = host.port ?? Number(process.env.PGPORT || pg.defaults.port);
+      try {
+        await super.connect();
+      } catch (error) {
+        chooser.forget(host);
+        throw error;
+      }
+      const refusal = await chooser.refusal(this).catch((error: unknown) => (error as Error).message);
+      if (refusal === undefined) return this;
+      chooser.forget(host);
+      await this.end().catch(() => undefined);
+      throw new GatewayError('DATABASE_UNAVAILABLE', `${host.host}:${host.port ?? ''} no longer does for target_session_attrs=${chooser.targets.targetSessionAttrs}: ${refusal}`);
+    }
+  }
+  return { connectionString: targets.urlOf(targets.hosts[0]!), Client: ChosenHostClient };
 }
 
 /** The statement in flight, if any, reports a lost connection; the client itself needs no more. */

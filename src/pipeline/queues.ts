@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { PipelineStage } from '../ledger/messages.repository.ts';
 import { createHash } from 'node:crypto';
 import type { EnqueueOptions, StageScheduler } from './pipeline-deps.ts';
+import type { RedisSentinelConfig } from '../config/redis-sentinel.schema.ts';
 
 /**
  * The three BullMQ queues a document passes through — validate, apply, deliver — and
@@ -16,7 +17,8 @@ import type { EnqueueOptions, StageScheduler } from './pipeline-deps.ts';
 export const STAGES = ['validate', 'apply', 'deliver'] as const satisfies readonly PipelineStage[];
 
 export interface QueueSettings {
-  readonly redisUrl: string;
+  /** Where Redis is (for the record; the connection is made by connectRedis). */
+  readonly redisUrl?: string;
   /** BullMQ key prefix; tests use a unique one each. */
   readonly prefix: string;
   /** Attempts before a transiently failing job is dead. */
@@ -39,21 +41,50 @@ export function idsOf(data: StageJobData): readonly string[] {
   return data.messageIds ?? (data.messageId ? [data.messageId] : []);
 }
 
+/** Where Redis is: a URL (one server), or a Sentinel set (`redis` in the configuration). */
+export type RedisTarget = string | RedisSentinelConfig;
+
 /**
  * A Redis connection as BullMQ needs it: commands wait for a reconnect instead of
- * failing. Once `stopping` is aborted a lost connection is no longer retried, so that
- * closing ends even when Redis has gone for good (BullMQ's own connections are
- * duplicates of this one and keep the same rule).
+ * failing (`maxRetriesPerRequest: null`, which BullMQ's workers require). Once `stopping`
+ * is aborted a lost connection is no longer retried, so that closing ends even when
+ * Redis has gone for good (BullMQ's own connections are duplicates of this one and keep
+ * the same rules).
+ *
+ * A failover is followed: through Sentinel the primary is asked of the sentinels at every
+ * (re)connection, and the connection is dropped as soon as a sentinel announces a new
+ * primary (`failoverDetector`). A command that reaches a server that has become a replica
+ * meanwhile fails READONLY without having written anything: the connection is dropped
+ * and the command sent again once connected to the primary (`reconnectOnError` 2), with a
+ * URL as well (a name that a managed Redis moves to its new primary).
  */
-export function connectRedis(url: string, onError: (error: Error) => void = () => undefined, stopping?: AbortSignal): Redis {
-  const redis = new Redis(url, {
-    maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false,
-    // ioredis's own default delay while running.
-    retryStrategy: (times) => (stopping?.aborted ? null : Math.min(times * 50, 2000)),
-  });
+export function connectRedis(target: RedisTarget, onError: (error: Error) => void = () => undefined, stopping?: AbortSignal): Redis {
+  // ioredis's own default delays while running.
+  const retryStrategy = (times: number) => (stopping?.aborted ? null : Math.min(times * 50, 2000));
+  const common = { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false, retryStrategy, reconnectOnError: resendOnReadOnly };
+  const redis = typeof target === 'string'
+    ? new Redis(target, common)
+    : new Redis({
+      ...common,
+      sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
+      name: target.name,
+      role: 'master',
+      db: target.db,
+      ...(target.username ? { username: target.username } : {}),
+      ...(target.password ? { password: target.password } : {}),
+      ...(target.sentinelUsername ? { sentinelUsername: target.sentinelUsername } : {}),
+      ...(target.sentinelPassword ? { sentinelPassword: target.sentinelPassword } : {}),
+      sentinelRetryStrategy: (times: number) => (stopping?.aborted ? null : Math.min(times * 100, 1000)),
+      failoverDetector: true,
+    });
   // ioredis reconnects by itself; the listener keeps a lost connection from being an unhandled error.
   redis.on('error', onError);
   return redis;
+}
+
+/** READONLY: the server is a replica now (a failover): reconnect, to the primary, and send the command again. */
+function resendOnReadOnly(error: Error): 2 | false {
+  return error.message.startsWith('READONLY') ? 2 : false;
 }
 
 export class PipelineQueues implements StageScheduler {
