@@ -37,6 +37,7 @@ const paymentOrders = PaymentOrderSchema.load(PaymentOrderSchema.fileIn(join(PRO
 const OUTGOING_TYPES: ReadonlyMap<string, (text: string) => unknown[]> = new Map([
   ['DebitAccounts', (text: string) => schemas.validate(text, 'DebitAccounts')],
   ['EngagementResponse', (text: string) => schemas.validate(text, 'EngagementResponse')],
+  ['CommissionStatement', (text: string) => schemas.validate(text, 'CommissionStatement')],
   ['InvoiceSpecification', (text: string) => schemas.validate(text, 'InvoiceSpecification')],
   ['pain.001.001.03', (text: string) => paymentOrders.validate(text)],
 ]);
@@ -185,7 +186,10 @@ describe('fixtures', () => {
   }
 });
 
-/** Custodian reports come from the demo custodian, plan administration from the demo employer. */
+/** Custodian reports come from the demo custodian, commission files from the demo advisor firm, transfer leaflets from the demo insurer, plan administration from the demo employer. */
 function senderOf(type: string): string {
-  return new Catalogue().get(type)?.family === 'custodian-reporting' ? 'demo-custodian' : 'demo-employer';
+  const family = new Catalogue().get(type)?.family;
+  if (family === 'advisor-reporting') return 'demo-advisor-firm';
+  if (family === 'insurer-transfer') return 'demo-insurer';
+  return family === 'custodian-reporting' ? 'demo-custodian' : 'demo-employer';
 }

@@ -63,6 +63,9 @@ ON CONFLICT DO NOTHING;
 UPDATE products SET min_monthly_premium = 100, max_monthly_premium = 50000, max_extra_premium = 1000000 WHERE code IN ('TJP-DEPA', 'TJP-DEPA-ESG');
 UPDATE products SET min_monthly_premium = 100, max_monthly_premium = 10000, max_extra_premium = 500000 WHERE code = 'PPF-DEPA';
 UPDATE products SET min_monthly_premium = 0, max_monthly_premium = 100000, max_extra_premium = 5000000 WHERE code = 'KF-DEPA';
+-- Advisors' fees (the commission file): at most 1 % of the custody value and 6 000 SEK a year (0.5 % on the sustainable product).
+UPDATE products SET advisor_fee_max_percent = CASE code WHEN 'TJP-DEPA-ESG' THEN 0.5 ELSE 1.0 END, advisor_fee_max_amount = 6000
+ WHERE advisor_fee_max_percent = 0 AND advisor_fee_max_amount = 0;
 `;
 
 export const DEMO_SQL = `

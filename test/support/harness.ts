@@ -65,6 +65,11 @@ export function testSettings(dataDir: string, overrides: Record<string, unknown>
       { id: 'demo-administrator', name: 'Demo Pension Admin AB', organisationNumber: '5590000013', role: 'administrator', messageTypes: ['plan-administration'] },
       { id: 'other-employer', name: 'Other Employer AB', organisationNumber: '8020000009', role: 'employer', messageTypes: ['plan-administration'] },
       { id: 'demo-custodian', name: 'Demo Custodian AB', organisationNumber: '5560000001', role: 'custodian', messageTypes: ['custodian-reporting'] },
+      { id: 'demo-insurer', name: 'Demo Life Insurer AB', organisationNumber: '5164012345', role: 'insurer', messageTypes: ['insurer-transfer'] },
+      {
+        id: 'demo-advisor-firm', name: 'Demo Rådgivning AB', organisationNumber: '5565555553', role: 'advisor-firm', messageTypes: ['advisor-reporting'],
+        commissionIban: 'SE9880000832790000012345',
+      },
     ],
     ...overrides,
   };
