@@ -16,7 +16,7 @@ import { buildSenderDirectory } from './channels/mail/mail-attachments.ts';
 import { recordSetAsideMail } from './ledger/mail-set-aside.repository.ts';
 import { FolderInboxWatcher, FolderOutbox, ensureCounterpartyFolders, startOutboxSweeper, type FolderCounterparty } from './channels/folder.channel.ts';
 import { remoteFilesOf } from './ledger/remote-files.repository.ts';
-import { folderLease, remoteSftpLease, soleProcessLeases, type ChannelLeases } from './channels/channel-leases.ts';
+import { folderLease, mailboxLease, remoteSftpLease, soleProcessLeases, type ChannelLeases } from './channels/channel-leases.ts';
 import { PostgresLeases } from './ledger/postgres-leases.ts';
 import type { Database } from './ledger/database.ts';
 import { migrate } from './ledger/migrate.ts';
@@ -238,8 +238,9 @@ export async function openGateway(configured: Readonly<GatewayConfig>, options: 
     const channelHealth = metrics
       ? observingFailures(recordedHealth, (report) => metrics.connectionFailed(report.channel === 'mail' ? 'imap' : 'sftp'))
       : recordedHealth;
+    // Which inboxes, remote folders and mailbox this process reads (one process at a time each).
+    const leases = options.roles.includes('watch') ? await channelLeases(config, folderList, closers, log) : soleProcessLeases;
     if (options.roles.includes('watch')) {
-      const leases = await channelLeases(config, folderList, closers, log);
       const watcher = new FolderInboxWatcher({
         counterparties: folderList, intake, maxDocumentBytes: config.limits.maxDocumentBytes,
         stableMs: config.folders.stableMs, pollIntervalMs: config.folders.pollIntervalMs, incompleteGraceMs: config.folders.incompleteGraceMs, log, leases,
@@ -261,7 +262,7 @@ export async function openGateway(configured: Readonly<GatewayConfig>, options: 
       }
       const { MailboxWatcher } = await import('./channels/mail/mailbox.watcher.ts');
       const mailbox = new MailboxWatcher({
-        imap: config.mail.imap, intake, senders: senderDirectory(config), clock: deps.clock, log, health: channelHealth,
+        imap: config.mail.imap, intake, senders: senderDirectory(config), clock: deps.clock, log, health: channelHealth, leases,
         trust: {
           authservId: config.mail.imap.authservId,
           trustedRelay: new Set(config.counterparties.filter((counterparty) => counterparty.mail?.trustedRelay).map((counterparty) => counterparty.id)),
@@ -344,7 +345,7 @@ function processMetrics(config: Readonly<GatewayConfig>, catalogue: Catalogue, d
 }
 
 /**
- * Which inboxes and remote servers this `watch` process reads: on PostgreSQL, those whose
+ * Which inboxes, remote servers and mailbox this `watch` process reads: on PostgreSQL, those whose
  * lease it holds (any number of watch processes, on any hosts, read each one by one;
  * given up after the readers stop, closers running in reverse); with the embedded
  * database, which admits one process, all of them.
@@ -354,6 +355,7 @@ async function channelLeases(config: Readonly<GatewayConfig>, folders: readonly 
   const names = [
     ...folders.map((folder) => folderLease(folder.id)),
     ...config.counterparties.flatMap((counterparty) => (counterparty.sftp ? [remoteSftpLease(counterparty.id)] : [])),
+    ...(config.mail.imap ? [mailboxLease(config.mail.imap)] : []),
   ];
   const leases = new PostgresLeases({ url: config.databaseUrl, names, log });
   closers.push(() => leases.stop());

@@ -83,11 +83,13 @@ header { display: flex; gap: 1.5em; align-items: center; padding: .6em 1.2em; ba
 header a { color: #fff; margin-right: 1em; text-decoration: none; }
 header a:hover { text-decoration: underline; }
 header .who { margin-left: auto; display: flex; gap: .6em; align-items: center; }
-main { padding: 1em 1.2em; }
+main { padding: 1em 1.2em; overflow-wrap: anywhere; }
 h1 { font-size: 1.4em; margin: .2em 0 .8em; }
 h2 { font-size: 1.1em; margin: 1.4em 0 .5em; }
 table { border-collapse: collapse; background: #fff; margin-bottom: 1em; }
-th, td { border: 1px solid #d5d9de; padding: .3em .6em; text-align: left; vertical-align: top; }
+/* A table wider than the screen (a phone) scrolls sideways by itself; the page does not. */
+table { display: block; max-width: 100%; width: max-content; overflow-x: auto; }
+th, td { border: 1px solid #d5d9de; padding: .3em .6em; text-align: left; vertical-align: top; overflow-wrap: normal; }
 th { background: #eef1f4; }
 td.number { text-align: right; font-variant-numeric: tabular-nums; }
 pre { background: #fff; border: 1px solid #d5d9de; padding: .8em; overflow: auto; max-height: 40em; white-space: pre-wrap; word-break: break-all; }
@@ -104,7 +106,15 @@ input, select, textarea, button { font: inherit; }
 .card a { font-size: 1.6em; text-decoration: none; }
 .choices a, .choices strong { margin-right: .8em; }
 header nav { display: flex; flex-wrap: wrap; gap: .2em 0; }
-svg.chart { background: #fff; border: 1px solid #d5d9de; max-width: 100%; height: auto; }
+@media (max-width: 40em) {
+  header { flex-wrap: wrap; gap: .4em 1em; padding: .6em .8em; }
+  header .who { margin-left: 0; }
+  main { padding: .8em; }
+}
+/* The chart keeps its drawn size (a bar per minute, 3 px wide) and scrolls sideways where
+   the screen is narrower, starting at its right end: the latest minutes. */
+.chart-scroll { max-width: 100%; overflow-x: auto; direction: rtl; margin-bottom: 1em; }
+svg.chart { direction: ltr; display: block; background: #fff; border: 1px solid #d5d9de; }
 svg.chart .bar { fill: #1f3a5f; }
 svg.chart .axis { stroke: #1b1f24; }
 svg.chart .grid { stroke: #d5d9de; }

@@ -6,7 +6,8 @@ import { html, type Html } from './html.ts';
  * server (no script, nothing for the Content-Security-Policy to allow), one bar per
  * minute of the span — minutes without a document drawn as nothing — with the busiest
  * minute's count on the scale and the hours marked in Stockholm time. Each bar carries
- * its count (`data-count`) and a tooltip.
+ * its count (`data-count`) and a tooltip. It is drawn at its own size inside a box that
+ * scrolls sideways on a screen narrower than it, so a bar never shrinks below its 3 px.
  */
 const BAR_WIDTH = 4;
 const HEIGHT = 120;
@@ -30,12 +31,12 @@ export function perMinuteChart(counts: readonly MinuteCount[], from: Date, to: D
     const x = LEFT + ((at.getTime() - from.getTime()) / MINUTE_MS) * BAR_WIDTH;
     return html`<line class="grid" x1="${x}" y1="0" x2="${x}" y2="${HEIGHT}"/><text x="${x}" y="${HEIGHT + 14}" text-anchor="middle">${clock(at)}</text>`;
   });
-  return html`<svg id="per-minute" class="chart" role="img" viewBox="0 0 ${width + RIGHT} ${HEIGHT + BOTTOM}" width="${width + RIGHT}" height="${HEIGHT + BOTTOM}" data-total="${total}">
+  return html`<div class="chart-scroll"><svg id="per-minute" class="chart" role="img" viewBox="0 0 ${width + RIGHT} ${HEIGHT + BOTTOM}" width="${width + RIGHT}" height="${HEIGHT + BOTTOM}" data-total="${total}">
 <title>Documents per minute, ${clock(from)}–${clock(to)}: ${total} in all, at most ${counts.length === 0 ? 0 : busiest} a minute</title>
 <line class="axis" x1="${LEFT}" y1="${HEIGHT}" x2="${width}" y2="${HEIGHT}"/>
 <text x="${LEFT - 4}" y="10" text-anchor="end">${counts.length === 0 ? 0 : busiest}</text><text x="${LEFT - 4}" y="${HEIGHT}" text-anchor="end">0</text>
 ${hours}${bars}
-</svg>`;
+</svg></div>`;
 }
 
 /** The whole hours within the span. */
