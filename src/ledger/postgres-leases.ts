@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { connectToTarget } from './postgres-hosts.ts';
 
 /**
  * Channel leases held as PostgreSQL session advisory locks on a connection of their own.
@@ -103,17 +104,17 @@ export class PostgresLeases {
       if (this.#stopped || client !== this.#client) return;
       const taken = rows.filter((row) => row.taken).map((row) => row.name);
       for (const name of taken) this.#held.add(name);
-      if (taken.length > 0) log.info({ leases: taken }, 'took channel leases: reading these folders now');
+      if (taken.length > 0) log.info({ leases: taken }, 'took channel leases: reading these inboxes, remote folders and mailboxes now');
       if (!this.#reported) {
         const elsewhere = wanted.filter((name) => !this.#held.has(name));
-        if (elsewhere.length > 0) log.info({ leases: elsewhere }, 'channel leases held by another process: standing by for these folders');
+        if (elsewhere.length > 0) log.info({ leases: elsewhere }, 'channel leases held by another process: standing by for these');
         this.#reported = true;
       }
       for (const name of taken) this.#tell(name, true);
       if (this.#failing) log.info({}, 'channel lease session back');
       this.#failing = false;
     } catch (error) {
-      if (!this.#failing) log.warn({ err: error, held: [...this.#held] }, 'channel lease session lost: its folders are not read here until the leases are taken again');
+      if (!this.#failing) log.warn({ err: error, held: [...this.#held] }, 'channel lease session lost: what its leases cover is not read here until they are taken again');
       this.#failing = true;
       const client = this.#client;
       this.#client = undefined;
@@ -125,8 +126,8 @@ export class PostgresLeases {
 
   async #connect(): Promise<pg.Client> {
     const { url, everyMs } = this.#options;
-    const client = new pg.Client({
-      connectionString: url,
+    // Several hosts in the URL: the first with a session that takes writes (src/ledger/postgres-hosts.ts).
+    const client = await connectToTarget(url, {
       application_name: 'depot-gateway channel leases',
       connectionTimeoutMillis: Math.max(3 * everyMs, 2000),
       // A check not answered in this time counts as a lost session.
@@ -140,7 +141,6 @@ export class PostgresLeases {
       // The next round's statement fails and gives the leases up.
       if (this.#client === client) this.#loseAll();
     });
-    await client.connect();
     if (this.#stopped) {
       await client.end().catch(() => undefined);
       throw new Error('stopped');

@@ -4,6 +4,7 @@ import { simpleParser } from 'mailparser';
 import type { Envelope, IntakeOutcome, IntakePort } from '../envelope.ts';
 import { fallbackMessageId, planMail, readParsedMail, type MailPlan, type MailTrust, type ReadMail, type SenderDirectory, type SetAsideReason } from './mail-attachments.ts';
 import type { ChannelHealth } from '../channel-health.ts';
+import { mailboxLease, soleProcessLeases, type ChannelLeases } from '../channel-leases.ts';
 import { tlsMismatchHint } from './tls-mismatch.ts';
 
 /**
@@ -81,6 +82,12 @@ export interface MailboxWatcherOptions {
   readonly senders: SenderDirectory;
   /** How a From address is believed (Authentication-Results, trusted relays). */
   readonly trust: MailTrust;
+  /**
+   * Which process reads the mailbox (`mailboxLease`): it connects only while it holds the
+   * lease, and when it loses it stops after the mail being taken and logs out, for the
+   * holder to read. Default: the only process (`soleProcessLeases`).
+   */
+  readonly leases?: ChannelLeases | undefined;
   /** Told whether the mailbox could be reached, at each connection and each failure (staff's channel view). */
   readonly health?: ChannelHealth | undefined;
   readonly setAside: SetAsideRecorder;
@@ -105,10 +112,22 @@ export class MailboxWatcher {
   #wake: (() => void) | undefined;
   /** New mail was announced while the loop was busy. */
   #announced = false;
+  readonly #leases: ChannelLeases;
+  readonly #lease: string;
+  /** Wakes the loop when it waits for the lease. */
+  #leaseChanged: (() => void) | undefined;
 
   constructor(options: MailboxWatcherOptions) {
     this.#options = Object.freeze({ ...options, imap: Object.freeze({ ...options.imap }) });
     this.#clock = options.clock ?? (() => new Date());
+    this.#leases = options.leases ?? soleProcessLeases;
+    this.#lease = mailboxLease(options.imap);
+    this.#leases.onChange((name, held) => {
+      if (name !== this.#lease) return;
+      this.#leaseChanged?.();
+      // A lost lease ends the wait for mail, and with it the connection.
+      if (!held) this.#wake?.();
+    });
   }
 
   /** Starts reading the mailbox in the background; connection problems are retried, never thrown. */
@@ -131,13 +150,17 @@ export class MailboxWatcher {
     let delay = reconnectMinMs;
     let lastProblem: string | undefined;
     while (!this.#stopping.signal.aborted) {
+      if (!this.#leases.holds(this.#lease)) {
+        await this.#waitForLease();
+        continue;
+      }
       const client = this.#connectClient();
       try {
         await client.connect();
         delay = reconnectMinMs;
         lastProblem = undefined;
         await this.#ensureFolders(client);
-        while (!this.#stopping.signal.aborted && client.usable) {
+        while (!this.#stopping.signal.aborted && client.usable && this.#leases.holds(this.#lease)) {
           await this.#takeAll(client);
           this.#options.health?.report({ subject: 'mailbox', channel: 'mail', state: 'up' });
           await this.#waitForMail(client);
@@ -191,6 +214,20 @@ export class MailboxWatcher {
     }
   }
 
+  /** Resolves when the lease changes hands, or on stop. */
+  async #waitForLease(): Promise<void> {
+    if (this.#stopping.signal.aborted) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.#leaseChanged = undefined;
+        this.#stopping.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.#leaseChanged = done;
+      this.#stopping.signal.addEventListener('abort', done);
+    });
+  }
+
   /** Resolves on announced mail, after the poll interval, when the connection closes, or on stop. */
   async #waitForMail(client: ImapFlow): Promise<void> {
     if (this.#announced || !client.usable || this.#stopping.signal.aborted) return;
@@ -212,7 +249,7 @@ export class MailboxWatcher {
     try {
       const uids = (await client.search({ all: true }, { uid: true })) || [];
       for (const uid of [...uids].sort((a, b) => a - b)) {
-        if (this.#stopping.signal.aborted) return;
+        if (this.#stopping.signal.aborted || !this.#leases.holds(this.#lease)) return;
         this.#taking = true;
         try {
           if (!(await this.#takeMail(client, uid))) return;
