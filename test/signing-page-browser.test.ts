@@ -107,7 +107,7 @@ describe('the signing page in a browser', () => {
     assert.equal(await page.isHidden('#qr-code'), true, 'the code is gone once signed');
     await page.reload();
     assert.equal(await page.textContent('#no-signing'), 'Du har signerat. Tack! Du behöver inte göra något mer.');
-    assert.equal(await page.textContent('#case-status'), '1 av 2 underskrifter klara. Vi väntar på de andra.');
+    assert.equal(await page.textContent('#case-status'), '1 av 2 underskrifter klara. Vi väntar på en underskrift till.');
     await page.screenshot({ path: join(SCREENSHOTS, 'desktop-signed.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
@@ -157,13 +157,15 @@ describe('the signing page in a browser', () => {
       const text = (await page.textContent('#visible-text'))!;
       assert.match(text, new RegExp(`Ansökan om depåförsäkring[\\s\\S]*${application.applicationId}[\\s\\S]*Engångspremie: 50 000,00 kr`), text);
       await page.screenshot({ path: join(SCREENSHOTS, `application-${role}-start.png`), fullPage: true });
+      // The last to sign is told that only their own signature is missing.
+      if (role === 'insured') assert.equal(await page.textContent('#case-status'), '1 of 2 signatures done. Only your signature is missing.');
       await page.click('#start-other button');
       await page.waitForSelector('#qr-code');
       testBankId.server.control.signThrough(await pendingOrderRef(role, application.signCaseId), person);
       await page.waitForFunction(() => /^(Du har signerat|You have signed)/.test(document.getElementById('signing-status')?.textContent ?? ''), undefined, { timeout: 10_000 });
       await page.screenshot({ path: join(SCREENSHOTS, `application-${role}-signed.png`), fullPage: true });
       if (role === 'policyholder') {
-        assert.equal(await page.textContent('#case-status'), '1 av 2 underskrifter klara. Vi väntar på de andra.');
+        assert.equal(await page.textContent('#case-status'), '1 av 2 underskrifter klara. Vi väntar på en underskrift till.');
         const halfway = await statusOf();
         assert.deepEqual([halfway.status, halfway.insuranceId], ['awaiting-signature', null], 'not issued on one signature of two');
       } else {

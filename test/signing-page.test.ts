@@ -264,7 +264,7 @@ describe.each(ENGINES)('the signing page, %s', (_engine, engine) => {
         const answer = done.json() as { status: string; message: string; caseStatus: string; ownStatus: string };
         assert.deepEqual({ ...answer, ownStatus: answer.ownStatus.replace(/\d.*$/, '<when>') }, {
           status: 'signed', message: 'You have signed. Thank you! There is nothing more for you to do.',
-          caseStatus: '1 of 2 signatures done. We are waiting for the others.', ownStatus: 'Signed <when>',
+          caseStatus: '1 of 2 signatures done. We are waiting for one more signature.', ownStatus: 'Signed <when>',
         });
         continue;
       }

@@ -18,7 +18,8 @@ export interface PageTexts {
   readonly you: string;
   readonly signedAt: (time: string) => string;
   readonly notSigned: string;
-  readonly waitingFor: (signed: number, needed: number) => string;
+  /** How far the case has come, and whose signatures it waits for: the reader's own (`ownMissing`) and how many in all. */
+  readonly waitingFor: (signed: number, needed: number, ownMissing: boolean) => string;
   readonly complete: string;
   readonly youSigned: string;
   readonly enoughCompanySignatories: string;
@@ -50,7 +51,13 @@ const SV: PageTexts = {
   you: 'du',
   signedAt: (time) => `Har signerat ${time}`,
   notSigned: 'Har inte signerat än',
-  waitingFor: (signed, needed) => `${signed} av ${needed} underskrifter klara. Vi väntar på de andra.`,
+  waitingFor: (signed, needed, ownMissing) => {
+    const missing = needed - signed;
+    const waiting = ownMissing
+      ? (missing === 1 ? 'Bara din underskrift saknas.' : `Din underskrift och ${missing - 1} till saknas.`)
+      : (missing === 1 ? 'Vi väntar på en underskrift till.' : `Vi väntar på ${missing} underskrifter till.`);
+    return `${signed} av ${needed} underskrifter klara. ${waiting}`;
+  },
   complete: 'Alla har signerat. Du behöver inte göra något mer.',
   youSigned: 'Du har signerat. Tack! Du behöver inte göra något mer.',
   enoughCompanySignatories: 'Tillräckligt många firmatecknare har redan signerat. Du behöver inte signera.',
@@ -104,7 +111,13 @@ const EN: PageTexts = {
   you: 'you',
   signedAt: (time) => `Signed ${time}`,
   notSigned: 'Not signed yet',
-  waitingFor: (signed, needed) => `${signed} of ${needed} signatures done. We are waiting for the others.`,
+  waitingFor: (signed, needed, ownMissing) => {
+    const missing = needed - signed;
+    const waiting = ownMissing
+      ? (missing === 1 ? 'Only your signature is missing.' : `Your signature and ${missing - 1} more are missing.`)
+      : (missing === 1 ? 'We are waiting for one more signature.' : `We are waiting for ${missing} more signatures.`);
+    return `${signed} of ${needed} signatures done. ${waiting}`;
+  },
   complete: 'Everyone has signed. There is nothing more for you to do.',
   youSigned: 'You have signed. Thank you! There is nothing more for you to do.',
   enoughCompanySignatories: 'Enough company signatories have signed already. You need not sign.',

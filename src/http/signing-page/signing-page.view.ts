@@ -95,16 +95,20 @@ export function signatoryStatusText(model: Pick<SigningPageModel, 'lang'>, signa
   return signatory.signedAt ? texts.signedAt(stockholmTime(signatory.signedAt, model.lang)) : texts.notSigned;
 }
 
-/** How many have signed of how many must, or that everyone has. */
-export function caseStatusText(model: Pick<SigningPageModel, 'lang' | 'signCase'>): string {
+/** How many have signed of how many must, and whether the reader's own signature is among those missing; or that everyone has. */
+export function caseStatusText(model: Pick<SigningPageModel, 'lang' | 'signCase' | 'signatory'>): string {
   const texts = TEXTS[model.lang];
   const { signatories, companySignaturesRequired } = model.signCase;
   if (isFullySigned(signatories, companySignaturesRequired)) return texts.complete;
   const personal = signatories.filter((s) => s.role !== 'company-signatory');
   const company = signatories.filter((s) => s.role === 'company-signatory');
-  const needed = personal.length + Math.min(companySignaturesRequired ?? 0, company.length);
-  const signed = personal.filter((s) => s.signedAt).length + Math.min(company.filter((s) => s.signedAt).length, companySignaturesRequired ?? 0);
-  return texts.waitingFor(signed, needed);
+  const companyNeeded = Math.min(companySignaturesRequired ?? 0, company.length);
+  const companySigned = Math.min(company.filter((s) => s.signedAt).length, companyNeeded);
+  const needed = personal.length + companyNeeded;
+  const signed = personal.filter((s) => s.signedAt).length + companySigned;
+  const own = signatories.find((s) => s.role === model.signatory.role && s.personalNumber === model.signatory.personalNumber);
+  const ownMissing = own !== undefined && !own.signedAt && (own.role !== 'company-signatory' || companySigned < companyNeeded);
+  return texts.waitingFor(signed, needed, ownMissing);
 }
 
 function hidden(model: SigningPageModel, device: Device): Html {
