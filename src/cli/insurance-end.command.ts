@@ -2,7 +2,8 @@ import { type Command, Option } from 'commander';
 import { stockholmDate } from '../core/calendar-date.ts';
 import { GatewayError, isGatewayError } from '../core/gateway-error.ts';
 import { endedOrThrow, readInsuranceEnd } from '../http/insurance-end.routes.ts';
-import { INSURANCE_END_CAUSES, recordStaffEnd, type StaffEnd } from '../ledger/insurance-end.repository.ts';
+import { INSURANCE_END_CAUSES } from '../ledger/insurance-end.repository.ts';
+import { recordEndWithLeaflet, type EndWithLeaflet } from '../pipeline/transfer-leaflet-out.ts';
 import { postJson, printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { EXIT, reportError, table } from './output.ts';
 
@@ -15,7 +16,8 @@ import { EXIT, reportError, table } from './output.ts';
  * `cli:<account>`). An insurance that is unknown or already ended is a refusal (exit
  * 1), not a failure. A death that pays the death benefit of repayment protection prints
  * it below the end: the custody value the next payout run sells and pays out, and the
- * 1 % the insurer pays from its own funds.
+ * 1 % the insurer pays from its own funds. A move to another insurer named with `--to
+ * <insurer>` sends that insurer the transfer leaflet, recorded with the end.
  */
 export function registerInsuranceEndCommand(program: Command): void {
   program
@@ -26,6 +28,7 @@ export function registerInsuranceEndCommand(program: Command): void {
     .requiredOption('--date <date>', 'the last day in force, YYYY-MM-DD; not after today')
     .option('--beneficiary-name <name>', "a death: the death benefit's beneficiary (with --beneficiary-account; or later, depot-gateway death-benefit)")
     .option('--beneficiary-account <digits>', "a death: the beneficiary's bank account, clearing number and account number, digits only")
+    .option('--to <insurer>', 'transferred-out: the counterparty id of the insurer it moves to, which is sent the transfer leaflet')
     .option('--json', 'the end recorded as JSON')
     .action((number: string, options: EndOptions) => runInsuranceEnd(program.opts<GlobalOptions>(), number, options));
 }
@@ -35,19 +38,20 @@ interface EndOptions {
   date: string;
   beneficiaryName?: string;
   beneficiaryAccount?: string;
+  to?: string;
   json?: boolean;
 }
 
 /** What the command answers 1 for: no such insurance, one that has already ended, a beneficiary's account the bank rules refuse. */
-const REFUSED: ReadonlySet<string> = new Set(['RESOURCE_NOT_FOUND', 'INSURANCE_ALREADY_ENDED', 'BANK_ACCOUNT_INVALID']);
+const REFUSED: ReadonlySet<string> = new Set(['RESOURCE_NOT_FOUND', 'INSURANCE_ALREADY_ENDED', 'BANK_ACCOUNT_INVALID', 'TRANSFER_VALUE_UNKNOWN']);
 
 async function runInsuranceEnd(options: GlobalOptions, insuranceNumber: string, end: EndOptions): Promise<void> {
   if ((end.beneficiaryName === undefined) !== (end.beneficiaryAccount === undefined)) {
     throw new GatewayError('REQUEST_INVALID', '--beneficiary-name and --beneficiary-account go together: give both, or neither.');
   }
   const beneficiary = end.beneficiaryName !== undefined ? { name: end.beneficiaryName, account: end.beneficiaryAccount } : undefined;
-  const body = { cause: end.cause, date: end.date, ...(beneficiary ? { beneficiary } : {}) };
-  let ended: StaffEnd;
+  const body = { cause: end.cause, date: end.date, ...(beneficiary ? { beneficiary } : {}), ...(end.to !== undefined ? { receivingInsurer: end.to } : {}) };
+  let ended: EndWithLeaflet;
   try {
     ended = await throughGatewayOrStore(
       options,
@@ -55,10 +59,10 @@ async function runInsuranceEnd(options: GlobalOptions, insuranceNumber: string, 
         const now = gateway.deps.clock();
         const read = readInsuranceEnd(body, stockholmDate(now));
         const { cause, date } = read;
-        const outcome = await gateway.deps.db.transaction((tx) => recordStaffEnd(tx, { insuranceNumber, endDate: date, cause, endedBy: by, beneficiary: read.beneficiary }, now));
+        const outcome = await recordEndWithLeaflet(gateway.deps, { insuranceNumber, endDate: date, cause, endedBy: by, beneficiary: read.beneficiary, receivingInsurer: read.receivingInsurer }, now);
         return endedOrThrow(insuranceNumber, outcome);
       },
-      (client) => postJson<StaffEnd>(client, `/api/insurances/${encodeURIComponent(insuranceNumber)}/end`, body),
+      (client) => postJson<EndWithLeaflet>(client, `/api/insurances/${encodeURIComponent(insuranceNumber)}/end`, body),
     );
   } catch (error) {
     if (!isGatewayError(error) || !REFUSED.has(error.code)) throw error;
@@ -74,10 +78,11 @@ async function runInsuranceEnd(options: GlobalOptions, insuranceNumber: string, 
   const recordedAt = new Date(ended.recordedAt).toISOString();
   process.stdout.write(table([['INSURANCE', 'LAST DAY', 'CAUSE', 'RECORDED BY', 'RECORDED AT'], [ended.insuranceNumber, ended.endDate, ended.cause, ended.endedBy, recordedAt]]));
   if (ended.cause === 'death') process.stdout.write(`\n${deathBenefitText(ended)}\n`);
+  if (ended.transferLeaflet) process.stdout.write(`\nTransfer leaflet ${ended.transferLeaflet.documentId} recorded for ${ended.transferLeaflet.receivingInsurer}, delivered over its channel.\n`);
 }
 
 /** What a recorded death pays beyond its end, for staff. */
-function deathBenefitText({ deathBenefit }: StaffEnd): string {
+function deathBenefitText({ deathBenefit }: EndWithLeaflet): string {
   if (!deathBenefit) return 'No death benefit (only a capital insurance with repayment protection and no payout registered pays one): nothing more is ordered.';
   const { custodyValue, valueAsOf, insurerAmount, beneficiary, insuranceNumber } = deathBenefit;
   const to = beneficiary

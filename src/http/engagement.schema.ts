@@ -35,7 +35,7 @@ export const ENGAGEMENT_SCHEMA = {
         product: object({ code: { type: 'string' }, name: { type: 'string' } }),
         insuranceType: { type: 'string', enum: ['K', 'P', 'T'], description: 'K capital insurance, P private pension, T occupational pension' },
         startDate: date,
-        status: { type: 'string', enum: ['in force', 'not yet in force', 'paid-up', 'in payout', 'ended'] },
+        status: { type: 'string', enum: ['in force', 'not yet in force', 'paid-up', 'in payout', 'awaiting money', 'ended'] },
         end: nullableObject({ lastDay: date, cause: { type: 'string', enum: ['paid-out', 'transferred-out', 'surrendered', 'death'] } }, 'Its end once recorded'),
         custody: nullableObject({
           accountNumber: { type: 'string' },

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { addDays, isIsoDate, stockholmDate } from '../core/calendar-date.ts';
 import { readBeneficiary } from '../core/death-benefit.ts';
 import { GatewayError } from '../core/gateway-error.ts';
-import { INSURANCE_END_CAUSES, recordStaffEnd, type EndOutcome, type InsuranceEnd, type InsuranceEndCause } from '../ledger/insurance-end.repository.ts';
+import { INSURANCE_END_CAUSES, type EndOutcome, type InsuranceEnd, type InsuranceEndCause } from '../ledger/insurance-end.repository.ts';
+import { recordEndWithLeaflet } from '../pipeline/transfer-leaflet-out.ts';
 import type { HttpServerOptions } from './server.ts';
 import { staffUserOf } from './staff-user.ts';
 
@@ -21,15 +22,18 @@ import { staffUserOf } from './staff-user.ts';
  * transaction (the answer's `deathBenefit`: the custody value the next payout run sells
  * and pays out in full, and the insurer's 1 %), with its beneficiary when the body names
  * one (`"beneficiary": {"name": "…", "account": "50001234560"}`; otherwise recorded later,
- * death-benefits.routes.ts); any other end orders nothing more.
+ * death-benefits.routes.ts); any other end orders nothing more. A move to another
+ * insurer that names it (`"receivingInsurer": "<counterparty id>"`, a counterparty of role
+ * `insurer`) sends that insurer the insurance's transfer leaflet, recorded with the end
+ * (pipeline/transfer-leaflet-out.ts; the answer's `transferLeaflet`).
  */
 export async function registerInsuranceEndRoutes(app: FastifyInstance, options: HttpServerOptions): Promise<void> {
   const { deps } = options;
   app.post<{ Params: { number: string }; Body: unknown }>('/api/insurances/:number/end', async (request, reply) => {
     const now = deps.clock();
-    const { cause, date, beneficiary } = readInsuranceEnd(request.body, stockholmDate(now));
+    const { cause, date, beneficiary, receivingInsurer } = readInsuranceEnd(request.body, stockholmDate(now));
     const insuranceNumber = request.params.number;
-    const outcome = await deps.db.transaction((tx) => recordStaffEnd(tx, { insuranceNumber, endDate: date, cause, endedBy: staffUserOf(request), beneficiary }, now));
+    const outcome = await recordEndWithLeaflet(deps, { insuranceNumber, endDate: date, cause, endedBy: staffUserOf(request), beneficiary, receivingInsurer }, now);
     return reply.code(201).send(endedOrThrow(insuranceNumber, outcome));
   });
 }
@@ -50,7 +54,9 @@ export function endedOrThrow<Ended extends InsuranceEnd>(insuranceNumber: string
  * `today`. A death may name the beneficiary of its death benefit, `beneficiary: { name,
  * account }` (readBeneficiary): an account the bank rules refuse is BANK_ACCOUNT_INVALID.
  */
-export function readInsuranceEnd(body: unknown, today: string): { cause: InsuranceEndCause; date: string; beneficiary?: { name: string; account: string } } {
+export function readInsuranceEnd(
+  body: unknown, today: string,
+): { cause: InsuranceEndCause; date: string; beneficiary?: { name: string; account: string }; receivingInsurer?: string } {
   const value = (body ?? {}) as Record<string, unknown>;
   const problems: string[] = [];
   const cause = value.cause;
@@ -60,9 +66,15 @@ export function readInsuranceEnd(body: unknown, today: string): { cause: Insuran
   else if (date > today) problems.push(`date: not after today (${today}): an end is recorded once it has happened`);
   const reading = value.beneficiary === undefined ? undefined : readBeneficiary(value.beneficiary);
   if (reading && cause !== 'death') problems.push('beneficiary: only a death has one');
+  const receivingInsurer = value.receivingInsurer;
+  if (receivingInsurer !== undefined && (typeof receivingInsurer !== 'string' || receivingInsurer === '')) problems.push('receivingInsurer: the counterparty id of the insurer it moves to');
+  else if (receivingInsurer !== undefined && cause !== 'transferred-out') problems.push('receivingInsurer: only a move to another insurer (transferred-out) has one');
   else if (reading && !reading.ok && reading.code === 'REQUEST_INVALID') problems.push(reading.problem);
   if (problems.length > 0) throw new GatewayError('REQUEST_INVALID', problems.join('; '));
   if (reading && !reading.ok) throw new GatewayError(reading.code, reading.problem);
   const beneficiary = reading?.ok ? { name: reading.beneficiary.name, account: reading.beneficiary.account.digits } : undefined;
-  return { cause: cause as InsuranceEndCause, date: date as string, ...(beneficiary ? { beneficiary } : {}) };
+  return {
+    cause: cause as InsuranceEndCause, date: date as string, ...(beneficiary ? { beneficiary } : {}),
+    ...(typeof receivingInsurer === 'string' ? { receivingInsurer } : {}),
+  };
 }

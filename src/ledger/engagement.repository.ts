@@ -18,6 +18,7 @@ type Row = Omit<EngagementInsurance, 'status' | 'roles' | 'payout' | 'custody' |
   readonly payoutFacts: { readonly payoutAge: number; readonly agreedFrom: IsoDate | null };
   readonly payout: Omit<EngagementInsurance['payout'], 'canBegin'>;
   readonly charges: Omit<EngagementInsurance['charges'], 'total'> & { readonly total: string | null };
+  readonly awaitingTransferMoney: boolean;
 };
 
 const ENGAGEMENT_SQL = `
@@ -28,6 +29,7 @@ SELECT jsonb_build_object(
   'product', jsonb_build_object('code', p.code, 'name', p.name),
   'insuranceType', p.kind,
   'startDate', i.start_date::text,
+  'awaitingTransferMoney', EXISTS (SELECT 1 FROM transfer_leaflets_in t WHERE t.insurance_number = i.insurance_number AND t.money_received_on IS NULL),
   'end', CASE WHEN i.end_date IS NOT NULL THEN jsonb_build_object('lastDay', i.end_date::text, 'cause', i.end_cause) END,
   'custody', CASE WHEN i.custody_account IS NOT NULL THEN jsonb_build_object(
      'accountNumber', i.custody_account, 'custodianId', a.custodian_id,
@@ -78,14 +80,14 @@ export async function readEngagement(sql: Sql, customerId: string, today: IsoDat
   const custodianNames = new Map(parties.counterparties.map((party) => [party.id, party.name]));
   const insurances = rows.map(({ insurance }) => {
     const row = typeof insurance === 'string' ? JSON.parse(insurance) as Row : insurance;
-    const { payoutFacts, payout, custody, charges, ...rest } = row;
+    const { payoutFacts, payout, custody, charges, awaitingTransferMoney, ...rest } = row;
     const roles: EngagementRole[] = [];
     if (row.policyholder === customerId) roles.push('policyholder');
     if (row.insured === customerId) roles.push('insured');
     return {
       ...rest,
       roles,
-      status: insuranceStatus({ startDate: row.startDate, endDate: row.end?.lastDay ?? null, paidUpFrom: row.premiums.paidUpFrom, inPayout: payout.plan !== null }, today),
+      status: insuranceStatus({ startDate: row.startDate, endDate: row.end?.lastDay ?? null, paidUpFrom: row.premiums.paidUpFrom, inPayout: payout.plan !== null, awaitingTransferMoney }, today),
       custody: custody ? { ...custody, custodianName: custody.custodianId ? custodianNames.get(custody.custodianId) ?? null : null } : null,
       payout: { canBegin: payoutCanBegin({ insuredPin: row.insured, payoutAge: payoutFacts.payoutAge, agreedFrom: payoutFacts.agreedFrom }), ...payout },
       charges: { ...charges, total: charges.total ?? '0.00' },

@@ -81,12 +81,14 @@ type ViewRow = Omit<InsuranceView, 'status' | 'payout' | 'policyholder' | 'custo
   readonly custody: (Omit<NonNullable<InsuranceView['custody']>, 'custodianName'>) | null;
   readonly payoutFacts: { readonly payoutAge: number; readonly agreedFrom: IsoDate | null };
   readonly payout: Omit<InsuranceView['payout'], 'canBegin'>;
+  readonly awaitingTransferMoney: boolean;
 };
 
 const VIEW_SQL = `
 SELECT jsonb_build_object(
   'insuranceNumber', i.insurance_number,
   'startDate', i.start_date::text,
+  'awaitingTransferMoney', EXISTS (SELECT 1 FROM transfer_leaflets_in t WHERE t.insurance_number = i.insurance_number AND t.money_received_on IS NULL),
   'end', CASE WHEN i.end_date IS NOT NULL THEN jsonb_build_object(
            'lastDay', i.end_date::text, 'cause', i.end_cause, 'recordedBy', i.ended_by, 'recordedAt', i.end_recorded_at) END,
   'agreementNumber', i.agreement_number,
@@ -147,12 +149,12 @@ export async function findInsuranceView(sql: Sql, insuranceNumber: string, today
   const { rows } = await sql.query<{ view: ViewRow }>(VIEW_SQL, [insuranceNumber, today]);
   const row = rows[0]?.view;
   if (!row) return undefined;
-  const { insuranceNumber: number, payoutFacts, payout, custody, policyholder, ...rest } = row;
+  const { insuranceNumber: number, payoutFacts, payout, custody, policyholder, awaitingTransferMoney, ...rest } = row;
   const byId = new Map(parties.counterparties.map((party) => [party.id, party.name]));
   const byOrganisation = new Map(parties.counterparties.map((party) => [party.organisationNumber, party.name]));
   return {
     insuranceNumber: number,
-    status: insuranceStatus({ startDate: row.startDate, endDate: row.end?.lastDay ?? null, paidUpFrom: row.premium.paidUpFrom, inPayout: payout.registered !== null }, today),
+    status: insuranceStatus({ startDate: row.startDate, endDate: row.end?.lastDay ?? null, paidUpFrom: row.premium.paidUpFrom, inPayout: payout.registered !== null, awaitingTransferMoney }, today),
     ...rest,
     policyholder: { id: policyholder.id, name: policyholder.name ?? (policyholder.id ? byOrganisation.get(policyholder.id) ?? null : null) },
     custody: custody ? { ...custody, custodianName: custody.custodianId ? byId.get(custody.custodianId) ?? null : null } : null,

@@ -41,8 +41,9 @@ import * as mailMessagesByExternalId from './migrations/0040-mail-messages-by-ex
 import * as applicationSigning from './migrations/0041-application-signing.ts';
 import * as custodiansFirstSeen from './migrations/0042-custodians-first-seen.ts';
 import * as directQueries from './migrations/0043-direct-queries.ts';
-import * as invoiceSpecifications from './migrations/0045-invoice-specifications.ts';
 import * as commission from './migrations/0044-commission.ts';
+import * as invoiceSpecifications from './migrations/0045-invoice-specifications.ts';
+import * as transferLeaflets from './migrations/0046-transfer-leaflets.ts';
 import * as custodianSwitches from './migrations/0047-custodian-switches.ts';
 
 export interface Migration {
@@ -95,8 +96,9 @@ export const MIGRATIONS: readonly Migration[] = [
   applicationSigning,
   custodiansFirstSeen,
   directQueries,
-  invoiceSpecifications,
   commission,
+  invoiceSpecifications,
+  transferLeaflets,
   custodianSwitches,
 ];
 

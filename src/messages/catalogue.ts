@@ -19,6 +19,7 @@ import { costAndCharges } from './custodian-reporting/cost-and-charges.message.t
 import { holdings } from './custodian-reporting/holdings.message.ts';
 import { transactions } from './custodian-reporting/transactions.message.ts';
 import { commissionFile } from './advisor-reporting/commission-file.message.ts';
+import { transferLeaflet } from './insurer-transfer/transfer-leaflet.message.ts';
 
 /**
  * Every request type the gateway accepts. Adding a type is its schema, its fixtures,
@@ -45,6 +46,7 @@ const REQUEST_TYPES: readonly MessageType<never>[] = [
   holdings,
   transactions,
   commissionFile,
+  transferLeaflet,
 ] as unknown as readonly MessageType<never>[];
 
 export const FAMILIES: readonly MessageFamily[] = ['plan-administration', 'custodian-reporting', 'insurer-transfer', 'advisor-reporting'];

@@ -19,6 +19,7 @@ import { registerReviewPages } from './reviews.page.ts';
 import { registerRunsPage } from './runs.page.ts';
 import { registerSignCasePage } from './sign-case.page.ts';
 import { registerSignInRoutes } from './sign-in.routes.ts';
+import { registerTransferLeafletsPage } from './transfer-leaflets.page.ts';
 import { isReadOnly, sameSecret, type StaffSessions } from './staff-sessions.ts';
 
 /**
@@ -85,6 +86,7 @@ export async function registerConsole(app: FastifyInstance, options: ConsoleOpti
     registerMailAndNoticePages(scope, options);
     registerReviewPages(scope, options);
     registerInsurancePage(scope, options);
+    registerTransferLeafletsPage(scope, options);
     // Signing links are mailed through mail.smtp, with a connection of the console's own, opened at the first mail.
     let sender: MailSender | undefined;
     scope.addHook('onClose', async () => sender?.close());
