@@ -150,14 +150,15 @@ export async function openGateway(configured: Readonly<GatewayConfig>, options: 
     let redis: Redis | undefined;
     const inline = new InlineScheduler();
     if (!options.inline) {
-      const redisUrl = config.redisUrl ?? (await embeddedRedis(dataDir, closers));
-      redis = connectRedis(redisUrl, throttled((error) => log.warn({ err: error.message }, 'Redis connection problem; reconnecting')), stopping.signal);
+      // A Sentinel set (`redis`), a URL, or with neither a private redis-server (start only).
+      const redisTarget = config.redis ?? config.redisUrl ?? (await embeddedRedis(dataDir, closers));
+      redis = connectRedis(redisTarget, throttled((error) => log.warn({ err: error.message }, 'Redis connection problem; reconnecting')), stopping.signal);
       const connection = redis;
       // A connection that has ended already (Redis gone while stopping) cannot quit: it is dropped.
       const quit = () => connection.quit().catch(() => connection.disconnect());
       closers.push(() => closeWithin('redis connection', quit, REDIS_CLOSE_MS, log).then((closed) => closed || connection.disconnect()));
       queues = new PipelineQueues(redis, {
-        redisUrl, prefix: config.queuePrefix, attempts: config.workers.attempts, backoffMs: config.workers.backoffMs,
+        ...(typeof redisTarget === 'string' ? { redisUrl: redisTarget } : {}), prefix: config.queuePrefix, attempts: config.workers.attempts, backoffMs: config.workers.backoffMs,
       });
       const opened = queues;
       closers.push(() => closeWithin('queues', () => opened.close(), REDIS_CLOSE_MS, log));
