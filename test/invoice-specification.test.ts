@@ -201,7 +201,7 @@ describe.each(ENGINES)('invoice specifications on %s', (engine, options) => {
       payload: new URLSearchParams({ _csrf: session.csrf, reason: 'The employer lost the file' }).toString(),
     });
     assert.equal(sent.statusCode, 303, sent.body);
-    const again = await waitFor(() => existsSync(join(gateway.outbox('demo-employer'), name)) && readFile(join(gateway.outbox('demo-employer'), name)), 'the file sent again');
+    const again = await waitFor(async () => (existsSync(join(gateway.outbox('demo-employer'), name)) ? readFile(join(gateway.outbox('demo-employer'), name)) : undefined), 'the file sent again');
     assert.ok(again.equals(files.get(name)!), 'the same bytes');
     const { rows } = await gateway.deps.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM outgoing_deliveries WHERE document_id = $1 AND outcome = 'delivered'`, [id]);
     assert.equal(rows[0]!.n, 2);
