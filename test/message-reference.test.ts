@@ -24,6 +24,9 @@ test('the reference lists every registered request type with its fields', () => 
   assert.match(reference, /^## ChangeFee$/m);
   assert.match(reference, /\| Item\/FeeType \| \[FeeType\]\(#feetype\) \| 1 \| Which fee changes\. \|/);
   assert.match(reference, /\| Header \| \[RequestHeader\]\(#requestheader\) \| 1 \|/);
+  assert.match(reference, /^\| \[TransferLeaflet\]\(#transferleaflet\) \| TransferLeafletResponse \| insurer-transfer \|/m);
+  assert.match(reference, /Schema: `schemas\/TransferLeaflet\.xsd`\. Answered with `TransferLeafletResponse`\./);
+  assert.match(reference, /\| Conditions\/EarliestPayoutAge \| `xs:integer`/);
 });
 
 test('the reference lists the documents the gateway writes, with their fields', () => {
