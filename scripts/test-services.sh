@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What the test suite needs on this machine, installed and started when missing:
 # PostgreSQL on 127.0.0.1:5432 (trust authentication) and Redis on 127.0.0.1:6379;
-# redis-server (the crash tests start private ones), OpenSSH's sshd and sftp (the remote
+# redis-server (the crash tests start private ones; the Sentinel test a primary, two replicas
+# and a sentinel, `redis-server <file> --sentinel`, the same binary), OpenSSH's sshd and sftp (the remote
 # SFTP tests start a private sshd), Dovecot (the mail tests start a private IMAP server),
 # openssl and curl (the SSEK tests), pdftotext (the REST tests read receipts back), chromium
 # (the console's browser tests drive it with playwright-core). What is missing comes from
