@@ -8,6 +8,7 @@ import { registerPayoutStartCommand } from './cli/payout-start.command.ts';
 import { registerPayoutNoticesCommand } from './cli/payout-notices.command.ts';
 import { registerDeathBenefitCommand } from './cli/death-benefit.command.ts';
 import { registerPaymentOrdersCommand } from './cli/payment-orders.command.ts';
+import { registerInvoiceSpecificationsCommand } from './cli/invoice-specifications.command.ts';
 import { EXIT, reportError } from './cli/output.ts';
 import { endQuietlyOnClosedPipe } from './cli/closed-pipe.ts';
 import { registerApplicationsCommand } from './cli/applications.command.ts';
@@ -158,6 +159,7 @@ registerInsuranceEndCommand(program);
 registerPayoutStartCommand(program);
 registerDeathBenefitCommand(program);
 registerPaymentOrdersCommand(program);
+registerInvoiceSpecificationsCommand(program);
 
 program
   .command('mail-set-aside')
