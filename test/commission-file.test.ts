@@ -22,6 +22,7 @@ import { PaymentOrderSchema } from '../src/messages/payment-order.schema.ts';
 import { commissionPaymentJob } from '../src/pipeline/commission-payments.job.ts';
 import { runDuePeriods } from '../src/pipeline/calendar.scheduler.ts';
 import { makeRun, runDebitRun, runDepsFrom } from '../src/pipeline/debit-run.ts';
+import { consolePage, signInToConsole } from './support/console-session.ts';
 import { dropFile, startTestGateway, waitFor, type TestGateway, type TestGatewayOptions } from './support/harness.ts';
 
 const FIRM = 'demo-advisor-firm';
@@ -49,7 +50,7 @@ describe.each(ENGINES)('the commission file on %s', (_engine, engine) => {
 
   beforeAll(async () => {
     gateway = await startTestGateway({
-      ...engine, clock: () => NOW,
+      ...engine, roles: ['api', 'worker', 'watch'], clock: () => NOW,
       settings: { insurerAccount: { name: 'Demo Försäkring AB', iban: 'SE4550000000058398257466', bic: 'ESSESESS' } },
     });
     const { db } = gateway.deps;
@@ -108,7 +109,7 @@ describe.each(ENGINES)('the commission file on %s', (_engine, engine) => {
     const body = await readFile(join(gateway.outbox('demo-custodian'), file), 'utf8');
     assert.deepEqual(schemas.validate(body, 'DebitAccounts'), []);
     // 0.25 % of INS-100001's 405 000.00 on 2026-12-31; the amounts as reported for the others.
-    for (const [account, amount] of [['DEPA-100001', '1012.50'], ['DEPA-100002', '300.00'], ['DEPA-100006', '1200.00']]) {
+    for (const [account, amount] of [['DEPA-100001', '1012.50'], ['DEPA-100002', '300.00'], ['DEPA-100006', '1200.00']] as const) {
       assert.match(body, new RegExp(`<AccountNumber>${account}</AccountNumber>[\\s\\S]*?<Charge>AdvisorFee</Charge>\\n\\s*<Amount>${amount.replace('.', '\\.')}</Amount>\\n\\s*<PeriodFrom>2026-10-01</PeriodFrom>\\n\\s*<PeriodTo>2026-12-31</PeriodTo>`), account);
     }
     assert.deepEqual((await lines()).map((line) => [line.run_key, line.amount]), [['2026-Q4', '1012.50'], ['2026-Q4', '300.00'], ['2026-Q4', '1200.00']]);
@@ -168,5 +169,11 @@ describe.each(ENGINES)('the commission file on %s', (_engine, engine) => {
     assert.deepEqual((await lines()).map((line) => [line.insurance_number, line.debited_on, line.statement_id]), [
       ['INS-100001', '2027-02-26', 'CS-2027-03-5565555553'], ['INS-100002', null, null], ['INS-100006', '2027-02-26', 'CS-2027-03-5565555553'],
     ]);
+
+    // Staff see the lines and the statement in the console.
+    const session = await signInToConsole(gateway.http!, 'staff', 'test-password');
+    const shown = await consolePage(gateway.http!, session, '/console/commission');
+    assert.match(shown, /CS-2027-03-5565555553[\s\S]*2212\.50 SEK[\s\S]*PO-COMMISSION-2027-03/);
+    assert.match(shown, /INS-100002[\s\S]*?2026-Q4: 300\.00 SEK[\s\S]*?not shown yet/);
   }, 180_000);
 });

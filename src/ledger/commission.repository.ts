@@ -222,3 +222,62 @@ export async function insertCommissionStatement(sql: Sql, statement: NewCommissi
   );
   await sql.query('UPDATE commission_lines SET statement_id = $1 WHERE id = ANY($2::bigint[]) AND statement_id IS NULL', [statement.statementId, statement.lineIds]);
 }
+
+// ---- Staff views ---------------------------------------------------------------------
+
+/** One commission line as staff see it: where its fee stands. */
+export interface CommissionLineView {
+  readonly id: string;
+  readonly messageId: string;
+  readonly commissionFileId: string | null;
+  readonly itemId: string;
+  readonly firmOrganisationNumber: string;
+  readonly insuranceNumber: string;
+  readonly periodFrom: IsoDate;
+  readonly periodTo: IsoDate;
+  readonly feeKind: CommissionFee['kind'];
+  readonly feeValue: string;
+  readonly runKey: string | null;
+  readonly amount: string | null;
+  readonly debitedOn: IsoDate | null;
+  readonly statementId: string | null;
+}
+
+/** The commission lines, newest first. */
+export async function listCommissionLines(sql: Sql, limit: number): Promise<CommissionLineView[]> {
+  const { rows } = await sql.query<CommissionLineView>(
+    `SELECT c.id::text AS id, c.message_id AS "messageId", m.header_message_id AS "commissionFileId", c.item_id AS "itemId",
+            c.firm_organisation_number AS "firmOrganisationNumber", c.insurance_number AS "insuranceNumber", c.period_from::text AS "periodFrom",
+            c.period_to::text AS "periodTo", c.fee_kind AS "feeKind", c.fee_value::text AS "feeValue", c.run_key AS "runKey", c.amount::text AS amount,
+            c.debited_on::text AS "debitedOn", c.statement_id AS "statementId"
+       FROM commission_lines c LEFT JOIN messages m ON m.id = c.message_id
+      ORDER BY c.id DESC LIMIT $1`,
+    [limit],
+  );
+  return rows;
+}
+
+export interface CommissionStatementView {
+  readonly statementId: string;
+  readonly firmOrganisationNumber: string;
+  readonly counterpartyId: string;
+  readonly month: string;
+  readonly total: string;
+  readonly paymentOrderId: string;
+  readonly fees: number;
+  readonly createdAt: Date;
+  readonly deliveredAt: Date | null;
+}
+
+/** The commission statements, newest first, with whether each was delivered. */
+export async function listCommissionStatements(sql: Sql, limit: number): Promise<CommissionStatementView[]> {
+  const { rows } = await sql.query<CommissionStatementView>(
+    `SELECT s.statement_id AS "statementId", s.firm_organisation_number AS "firmOrganisationNumber", s.counterparty_id AS "counterpartyId", s.month,
+            s.total::text AS total, s.payment_order_id AS "paymentOrderId",
+            (SELECT count(*)::int FROM commission_lines c WHERE c.statement_id = s.statement_id) AS fees, s.created_at AS "createdAt", o.delivered_at AS "deliveredAt"
+       FROM commission_statements s JOIN outgoing_documents o ON o.document_id = s.document_id
+      ORDER BY s.month DESC, s.statement_id LIMIT $1`,
+    [limit],
+  );
+  return rows;
+}

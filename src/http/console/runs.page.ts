@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { listHeldTaxes, type HeldTaxEntry } from '../../ledger/held-yield-taxes.repository.ts';
 import { listRuns, type RunListEntry } from '../../ledger/run-list.repository.ts';
+import { registerCommissionPage } from './commission.page.ts';
 import type { HttpServerOptions } from '../server.ts';
 import { html } from './html.ts';
 import { insuranceLink } from './insurance-link.ts';
@@ -37,8 +38,10 @@ ${listTable('held', held, HELD_COLUMNS, 'No account held back.')}
 <p>A debit run that finds no yield tax rate for a tax year debits the account's charges and risk premium and holds back the tax line alone; the first debit run after the rate is set (charges.yieldTaxRates) debits it, once.</p>
 ${listTable('held-tax', heldTaxes, HELD_TAX_COLUMNS, 'No yield tax held back.')}
 ${heldTaxes.length >= RUN_LIMIT ? html`<p>The first ${RUN_LIMIT} shown.</p>` : ''}`;
-    return reply.type('text/html; charset=utf-8').send(page('Debit and payout runs', request.staff, body));
+    return reply.type('text/html; charset=utf-8').send(page('Debit and payout runs', request.staff, html`${body}
+<p>Advisor firms' fees in the debit runs, and their monthly payment: <a href="/console/commission">advisor commission</a>.</p>`));
   });
+  registerCommissionPage(app, options);
 }
 
 const RUN_COLUMNS: readonly Column<RunListEntry>[] = [
