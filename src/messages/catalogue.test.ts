@@ -19,6 +19,7 @@ test('the plan-administration family holds the sixteen documents of the specific
 test('a counterparty may be allowed whole families or single types; anything else is named', () => {
   const catalogue = new Catalogue();
   assert.deepEqual([...catalogue.expandAllowed(['ChangeFee'])], ['ChangeFee']);
+  assert.deepEqual([...catalogue.expandAllowed(['insurer-transfer'])], ['TransferLeaflet']);
   assert.deepEqual([...catalogue.expandAllowed(['custodian-reporting'])].sort(), ['CostAndCharges', 'Holdings', 'Transactions']);
-  assert.throws(() => catalogue.expandAllowed(['ChangeFees']), /"ChangeFees" is neither a document type \(ChangeFee, .*\) nor a family \(plan-administration, custodian-reporting\)/);
+  assert.throws(() => catalogue.expandAllowed(['ChangeFees']), /"ChangeFees" is neither a document type \(ChangeFee, .*\) nor a family \(plan-administration, custodian-reporting, insurer-transfer, advisor-reporting\)/);
 });
