@@ -224,6 +224,7 @@ export async function openGateway(configured: Readonly<GatewayConfig>, options: 
           metrics,
           runs: runDepsFrom(config, deps.scheduler, log),
           invoiceSpecifications: invoiceSpecificationDepsFrom(config, deps.scheduler, log),
+          custodianSwitchStallBankingDays: config.custodianSwitches.stallBankingDays,
           ...(config.accountOwnership ? { accountOwnership: accountOwnershipFrom(config.accountOwnership) } : {}),
         }),
       });

@@ -414,6 +414,11 @@ export const configSchema = z.strictObject({
     /** How many months back a worker started after an outage still makes specifications (this month included). Default 2. */
     catchUpMonths: z.number().int().min(1).max(12).default(2),
   }).prefault({}),
+  /** Custodian switches (docs/custodian-switch.md). */
+  custodianSwitches: z.strictObject({
+    /** An open switch with no step for more than this many banking days is flagged on the console overview and mailed to operations. Default 10. */
+    stallBankingDays: z.number().int().min(1).max(250).default(10),
+  }).prefault({}),
   notifications: z.strictObject({
     /** The insurer's operations team: late and missing custodian reports are mailed here (needs mail.smtp). */
     operationsAddress: emailAddress.optional(),

@@ -325,8 +325,8 @@ export function addApiSchemas(scope: FastifyInstance, validator: { addSchema(sch
       signCaseId: { type: 'string' },
       requestId: { type: 'string', description: 'What is signed: a withdrawal request (WR-…), a payout request (PR-…), an insurance (IA-…) or pension plan (PA-…) application' },
       subjectKind: {
-        type: 'string', enum: ['withdrawal', 'payout', 'application'],
-        description: 'What kind it is: GET /Insurance/withdrawalrequest/{requestId}, /Insurance/payoutrequest/{requestId}, /InsuranceApplication/{requestId} or /PlanApplication/{requestId}',
+        type: 'string', enum: ['withdrawal', 'payout', 'application', 'custodian-switch'],
+        description: 'What kind it is: GET /Insurance/withdrawalrequest/{requestId}, /Insurance/payoutrequest/{requestId}, /InsuranceApplication/{requestId}, /PlanApplication/{requestId} or /Insurance/custodianswitch/{requestId}',
       },
       closed: { type: ['string', 'null'], description: 'Why nobody may sign it any more (the request was rejected, the application expired); null while it may be signed' },
       complete: { type: 'boolean', description: 'Every signatory has signed (of company signatories: as many as companySignaturesRequired)' },

@@ -21,6 +21,7 @@ import { registerWithdrawalInformationRoutes } from './withdrawal-information.ro
 import { withConfiguredRates } from '../core/charges/yield-tax-rates.ts';
 import { registerWithdrawalRequestRoutes } from './withdrawal-requests.routes.ts';
 import { registerPayoutRequestRoutes } from './payout-requests.routes.ts';
+import { registerCustodianSwitchRoutes } from './custodian-switch.routes.ts';
 import { registerSignCaseRoutes } from './sign-cases.routes.ts';
 import { registerDirectQueryRoutes } from './direct-query.routes.ts';
 import type { SignCaseSigning } from '../pipeline/sign-case-signing.ts';
@@ -84,6 +85,9 @@ export async function registerRestApi(app: FastifyInstance, options: RestApiOpti
       await registerWithdrawalInformationRoutes(authenticated, { db: options.db, clock, yieldTaxRates: withConfiguredRates(options.config.charges.yieldTaxRates) });
       await registerWithdrawalRequestRoutes(authenticated, { db: options.db, clock, yieldTaxRates: withConfiguredRates(options.config.charges.yieldTaxRates) });
       await registerPayoutRequestRoutes(authenticated, { db: options.db, clock });
+      await registerCustodianSwitchRoutes(authenticated, {
+        db: options.db, clock, custodians: new Set(options.config.counterparties.filter((c) => c.role === 'custodian').map((c) => c.id)),
+      });
       await registerDirectQueryRoutes(authenticated, { db: options.db, clock, parties: options.config });
       await registerSignCaseRoutes(authenticated, {
         db: options.db, clock, signing: options.signing, links: { lifetimeHours: options.config.signingPage.linkLifetimeHours, baseUrl: options.signingPageBaseUrl },

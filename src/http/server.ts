@@ -36,6 +36,7 @@ import { registerDirectQueriesRoutes } from './direct-queries.routes.ts';
 import { registerCompanySignatoryRoutes } from './company-signatories.routes.ts';
 import { registerApplicationReviewRoutes } from './application-review.routes.ts';
 import { registerWithdrawalReviewRoutes } from './withdrawal-review.routes.ts';
+import { registerCustodianSwitchReviewRoutes } from './custodian-switch-review.routes.ts';
 import { registerChannelHealthRoutes } from './channel-health.routes.ts';
 import { registerConsole } from './console/console.routes.ts';
 import { StaffSessions } from './console/staff-sessions.ts';
@@ -140,6 +141,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     await registerCompanySignatoryRoutes(staff, options);
     await registerApplicationReviewRoutes(staff, options);
     await registerWithdrawalReviewRoutes(staff, options);
+    await registerCustodianSwitchReviewRoutes(staff, options);
     await registerMetricsRoutes(staff, options);
     if (queues) {
       const board = new FastifyAdapter();

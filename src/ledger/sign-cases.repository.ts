@@ -15,8 +15,8 @@ import type { SignatoryRole } from '../core/withdrawal-request.rules.ts';
  * application as well as by those who reach its customer.
  */
 
-/** What a sign case is for: a withdrawal request, the insured's payout request (migration 0034), or an application (migration 0041). */
-export type SignCaseSubjectKind = 'withdrawal' | 'payout' | 'application';
+/** What a sign case is for: a withdrawal request, the insured's payout request (migration 0034), an application (migration 0041), or a custodian switch (migration 0047). */
+export type SignCaseSubjectKind = 'withdrawal' | 'payout' | 'application' | 'custodian-switch';
 
 export interface SignCaseSubject {
   readonly kind: SignCaseSubjectKind;

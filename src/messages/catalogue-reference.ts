@@ -8,6 +8,7 @@ export const OUTGOING_DOCUMENTS: readonly OutgoingEntry[] = [
   { document: 'EngagementResponse', sentTo: 'an advisor firm holding a power of attorney on the customer, as the answer to a direct query over the REST API (docs/direct-query.md)' },
   { document: 'CommissionStatement', sentTo: 'an advisor firm (counterparty role advisor-firm), over its channel, by the monthly commission payment with the pain.001 payment order that pays it (docs/commission.md); fixtures in fixtures/CommissionStatement/' },
   { document: 'InvoiceSpecification', sentTo: "a pension-plan agreement's employer (or an administrator of the agreement), over its channel, once a month on the configured day; also kept as a PDF for staff (docs/invoice-specification.md)" },
+  { document: 'CustodianSwitchOrder', sentTo: "the releasing custodian, over its channel, once per custodian switch when the policyholder's last signature makes it take effect (docs/custodian-switch.md)" },
 ];
 
 /** The message reference of every registered request type, in family then name order, and of the documents the gateway writes. */

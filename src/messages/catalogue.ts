@@ -18,6 +18,7 @@ import { updateAdministrators } from './plan-administration/update-administrator
 import { costAndCharges } from './custodian-reporting/cost-and-charges.message.ts';
 import { holdings } from './custodian-reporting/holdings.message.ts';
 import { transactions } from './custodian-reporting/transactions.message.ts';
+import { custodianSwitchConfirmation } from './custodian-reporting/custodian-switch-confirmation.message.ts';
 import { commissionFile } from './advisor-reporting/commission-file.message.ts';
 import { transferLeaflet } from './insurer-transfer/transfer-leaflet.message.ts';
 
@@ -45,6 +46,7 @@ const REQUEST_TYPES: readonly MessageType<never>[] = [
   costAndCharges,
   holdings,
   transactions,
+  custodianSwitchConfirmation,
   commissionFile,
   transferLeaflet,
 ] as unknown as readonly MessageType<never>[];

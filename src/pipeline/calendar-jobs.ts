@@ -6,6 +6,7 @@ import { payoutNoticeJob } from './payout-notices.job.ts';
 import { applicationNoticeJob } from './application-notices.job.ts';
 import { applicationExpiryJob } from './application-expiry.job.ts';
 import { payoutStartJob } from './payout-start.job.ts';
+import { custodianSwitchJob } from './custodian-switches.job.ts';
 import { commissionPaymentJob } from './commission-payments.job.ts';
 import { withdrawalAccountValidationJob } from './withdrawal-account-validation.job.ts';
 import type { AccountOwnershipCheck } from './account-ownership.ts';
@@ -23,6 +24,8 @@ export type CalendarJobDeps = DeadlineCheckDeps & {
   readonly customerServiceAddress?: string | undefined;
   /** Where registered withdrawal accounts are checked against their policyholders; without it the 13:00 validation is not scheduled. */
   readonly accountOwnership?: AccountOwnershipCheck;
+  /** Banking days without a step after which an open custodian switch is flagged (with the runs). */
+  readonly custodianSwitchStallBankingDays?: number;
   /** The monthly invoice specifications' dependencies; without them the job is not scheduled. */
   readonly invoiceSpecifications?: InvoiceSpecificationDeps;
 };
@@ -35,6 +38,7 @@ export function calendarJobs(deps: CalendarJobDeps): CalendarJob[] {
     applicationExpiryJob({ log: deps.log }),
     ...(deps.runs ? [debitRunJob(deps.runs), payoutRunJob(deps.runs), payoutNoticeJob(payoutNotices)] : []),
     ...(deps.runs ? [payoutStartJob({ log: deps.log })] : []),
+    ...(deps.runs ? [custodianSwitchJob({ runs: deps.runs, mailSender: deps.mailSender, operationsAddress: deps.operationsAddress, stallBankingDays: deps.custodianSwitchStallBankingDays ?? 10, log: deps.log })] : []),
     ...(deps.runs ? [commissionPaymentJob({ ...deps.runs, advisorFirms: deps.runs.advisorFirms ?? new Map() })] : []),
     ...(deps.accountOwnership ? [withdrawalAccountValidationJob({ ownership: deps.accountOwnership, log: deps.log })] : []),
     ...(deps.invoiceSpecifications ? [invoiceSpecificationJob(deps.invoiceSpecifications)] : []),

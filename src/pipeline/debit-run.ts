@@ -18,6 +18,7 @@ import { advisorFirmDirectory, withAdvisorFeesOf, type AdvisorFirmCounterparty }
 import type { CalendarJob } from './calendar.scheduler.ts';
 import { outgoingDeliveryKey } from './deliver-outgoing.ts';
 import type { StageScheduler } from './pipeline-deps.ts';
+import { waitingAt, withoutSwitching } from './custodian-switch-runs.ts';
 
 /**
  * The quarterly debit run: reads each insured custody account's facts, asks the pure
@@ -117,15 +118,23 @@ export function documentIdOf(runKey: string, custodianId: string): string {
   return `DA-${runKey}-${custodianId}`;
 }
 
+export interface DebitRunOptions {
+  readonly dryRun?: boolean;
+  /** Orders one insurance's lines that waited for its custodian switch, at its new custodian, under the run key `<run key>-<switch id>`. */
+  readonly caughtUp?: { readonly insuranceNumber: string; readonly switchId: string };
+}
+
 /** Runs (or, with dryRun, only computes) the debit run covering `year` Q`quarter`, inside the caller's transaction. */
-export async function runDebitRun(sql: Sql, deps: RunDeps, covered: { year: number; quarter: Quarter }, now: Date, options: { dryRun?: boolean } = {}): Promise<RunSummary> {
+export async function runDebitRun(sql: Sql, deps: RunDeps, covered: { year: number; quarter: Quarter }, now: Date, options: DebitRunOptions = {}): Promise<RunSummary> {
   const { year, quarter } = covered;
-  const runKey = debitRunKey(year, quarter);
+  const runKey = options.caughtUp ? `${debitRunKey(year, quarter)}-${options.caughtUp.switchId}` : debitRunKey(year, quarter);
   const runDate = debitRunDate(year, quarter);
   await lockRun(sql, runKey);
   const done = await custodiansDone(sql, runKey);
   const span = quarterSpan({ year, quarter });
-  const rows = await insuredAccounts(sql, span.firstDay, span.lastDay, done);
+  const insured = (await insuredAccounts(sql, span.firstDay, span.lastDay, done)).filter((row) => !options.caughtUp || row.insuranceNumber === options.caughtUp.insuranceNumber);
+  // An insurance whose custodian is being switched waits (custodian-switch-runs.ts).
+  const { rows, waiting } = await withoutSwitching(sql, insured, { runKey, kind: 'debit', now, dryRun: options.dryRun === true });
   const accountNumbers = rows.map((row) => row.accountNumber);
   const valuations = await valuationsOf(sql, accountNumbers, span.firstDay, runDate > span.lastDay ? runDate : span.lastDay);
   const deposits = await depositsOf(sql, accountNumbers, span.firstDay, span.lastDay);
@@ -158,7 +167,7 @@ export async function runDebitRun(sql: Sql, deps: RunDeps, covered: { year: numb
       year, quarter, deps.yieldTaxRates,
     ), { valuations, lastDay: span.lastDay, runDate, lock: options.dryRun !== true });
     if (result.waiting.length > 0) deps.log.warn({ runKey, custodianId, waiting: result.waiting }, 'debit run: advisor fees wait for a later run');
-    const held = [...result.held, ...unpriced.map((row) => ({ accountNumber: row.accountNumber, insuranceNumber: row.insuranceNumber, reason: 'no capital charge in the fee history' }))];
+    const held = [...result.held, ...unpriced.map((row) => ({ accountNumber: row.accountNumber, insuranceNumber: row.insuranceNumber, reason: 'no capital charge in the fee history' })), ...waitingAt(waiting, custodianId)];
     if (held.length > 0) deps.log.warn({ runKey, custodianId, held }, 'debit run: accounts held back');
     if (result.debits.some((debit) => !debit.rateConfirmed)) deps.log.warn({ runKey, custodianId }, 'debit run: a yield tax rate used is unconfirmed');
     const ofAccount = (debit: AccountDebit) => ({ insuranceNumber: debit.insuranceNumber, accountNumber: debit.accountNumber });

@@ -10,6 +10,7 @@ import { DEBIT_ACCOUNTS, type DebitAccountsAccount } from '../messages/debit-acc
 import type { CalendarJob } from './calendar.scheduler.ts';
 import { deathBenefitOrderDays, deathBenefitOrders } from './death-benefit-orders.ts';
 import { orderInsurerShares } from './death-benefit-payments.ts';
+import { waitingAt, withoutSwitching } from './custodian-switch-runs.ts';
 import { handOverRunDocuments, storeCustodianRun, type CustodianRunSummary, type RunDeps, type RunSummary } from './debit-run.ts';
 
 /**
@@ -107,15 +108,23 @@ async function duePayouts(sql: Sql, month: YearMonth, asOf: string, excluded: re
   return rows;
 }
 
+export interface PayoutRunOptions {
+  readonly dryRun?: boolean;
+  /** Orders one insurance's payout that waited for its custodian switch, at its new custodian, under the run key `<month>-<switch id>`. */
+  readonly caughtUp?: { readonly insuranceNumber: string; readonly switchId: string };
+}
+
 /** Runs (or, with dryRun, only computes) the payout run of a month, inside the caller's transaction. */
-export async function runPayoutRun(sql: Sql, deps: RunDeps, month: YearMonth, now: Date, options: { dryRun?: boolean } = {}): Promise<RunSummary> {
+export async function runPayoutRun(sql: Sql, deps: RunDeps, month: YearMonth, now: Date, options: PayoutRunOptions = {}): Promise<RunSummary> {
   requireYearMonth(month);
-  const runKey = month;
+  const runKey = options.caughtUp ? `${month}-${options.caughtUp.switchId}` : month;
   const runDate = stockholmDate(now);
   await lockRun(sql, runKey);
   const done = await custodiansDone(sql, runKey);
-  const due = await duePayouts(sql, month, runDate, done);
-  const deaths = await dueDeathBenefits(sql, runDate, deathBenefitOrderDays(month).sellBy, done);
+  const duePaid = (await duePayouts(sql, month, runDate, done)).filter((payout) => !options.caughtUp || payout.insuranceNumber === options.caughtUp.insuranceNumber);
+  // An insurance whose custodian is being switched waits (custodian-switch-runs.ts).
+  const { rows: due, waiting } = await withoutSwitching(sql, duePaid, { runKey, kind: 'payout', now, dryRun: options.dryRun === true });
+  const deaths = options.caughtUp ? [] : await dueDeathBenefits(sql, runDate, deathBenefitOrderDays(month).sellBy, done);
   const created: CustodianRunSummary[] = [];
   const documents: { custodianId: string; body: string }[] = [];
   for (const custodianId of [...new Set([...due, ...deaths].map((payout) => payout.custodianId))]) {
@@ -127,7 +136,8 @@ export async function runPayoutRun(sql: Sql, deps: RunDeps, month: YearMonth, no
     const atCustodian = due.filter((payout) => payout.custodianId === custodianId);
     // Money goes only to an account registered in advance: a payout without one is held back, every run, until it has one.
     const held = atCustodian.filter((payout) => payout.toAccount === null)
-      .map((payout) => ({ accountNumber: payout.accountNumber, insuranceNumber: payout.insuranceNumber, reason: 'no payout account registered for the insured' }));
+      .map((payout) => ({ accountNumber: payout.accountNumber, insuranceNumber: payout.insuranceNumber, reason: 'no payout account registered for the insured' }))
+      .concat(waitingAt(waiting, custodianId));
     if (held.length > 0) deps.log.warn({ runKey, custodianId, held }, 'payout run: payouts held back');
     const installments: { payout: DuePayout & { toAccount: string }; installment: Installment | undefined }[] = atCustodian
       .flatMap((payout) => (payout.toAccount === null ? [] : [{ ...payout, toAccount: payout.toAccount }]))
@@ -153,7 +163,7 @@ export async function runPayoutRun(sql: Sql, deps: RunDeps, month: YearMonth, no
     const summary = await storeCustodianRun(sql, deps, {
       runKey, custodianId, custodianOrganisationNumber: custodian.organisationNumber, runDate, now, run: { kind: 'payout', month },
       accounts: [...accounts, ...deathOrders.accounts], lines: [...lines, ...deathOrders.lines], held, dryRun: options.dryRun === true,
-      fileName: `payout-${month}.${DEBIT_ACCOUNTS}.xml`,
+      fileName: `payout-${runKey}.${DEBIT_ACCOUNTS}.xml`,
     });
     if (!options.dryRun) {
       await recordInstallments(sql, runKey, custodianId, month, installments, now);

@@ -3,6 +3,7 @@ import type { Sql } from '../ledger/database.ts';
 import type { SignCaseSubjectKind } from '../ledger/sign-cases.repository.ts';
 import { addWithdrawalEvent } from '../ledger/withdrawal-requests.repository.ts';
 import { applicationSignedHandler, type ApplicationDecisionRules } from './application-signed.ts';
+import { custodianSwitchSigned } from './custodian-switch.ts';
 import type { RunDeps } from './debit-run.ts';
 import { payoutRequestSigned } from './payout-request.ts';
 import { orderWithdrawalIfReady } from './withdrawal-order.ts';
@@ -32,5 +33,7 @@ export function signedRequestHandlers(deps: RunDeps, applications: ApplicationDe
     payout: payoutRequestSigned,
     /** An application is decided — issued, or put under review — once signed by all (application-signed.ts); it sends no document itself. */
     application: applicationSignedHandler(applications),
+    /** A custodian switch is ordered once signed by all (custodian-switch.ts): its CustodianSwitchOrder goes to the releasing custodian. */
+    'custodian-switch': custodianSwitchSigned(deps),
   };
 }

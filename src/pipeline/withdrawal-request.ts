@@ -7,6 +7,7 @@ import { GatewayError } from '../core/gateway-error.ts';
 import { withdrawalBounds } from '../core/withdrawal-information.rules.ts';
 import { requestProblems, signatoriesOf, withdrawalSignText, type RequestProblem, type Signatory } from '../core/withdrawal-request.rules.ts';
 import { companySigningRegister } from '../ledger/company-signatories.repository.ts';
+import { openSwitchOf } from '../ledger/custodian-switches.repository.ts';
 import type { Database, Sql } from '../ledger/database.ts';
 import type { AccessGate } from '../ledger/powers-of-attorney.repository.ts';
 import { isValidatedAccount } from '../ledger/withdrawal-accounts.repository.ts';
@@ -56,6 +57,10 @@ export async function makeWithdrawalRequest(db: Database, input: NewRequestInput
     await lockInsuranceForRequest(tx, input.insuranceNumber);
     const [insurance] = await withdrawalFactsOf(tx, { insuranceNumber: input.insuranceNumber }, today, mayAct);
     if (!insurance) return { made: false, notFound: true };
+    const switching = await openSwitchOf(tx, insurance.insuranceNumber);
+    if (switching) {
+      return { made: false, problems: [{ path: '$.insuranceNumber', code: 'WITHDRAWAL_DURING_CUSTODIAN_SWITCH', message: `The insurance's custodian is being switched (${switching.switchId}); no withdrawal until the switch completes.` }] };
+    }
     const problems = requestProblems({
       bounds: withdrawalBounds(insurance, today, input.yieldTaxRates), amount: input.amount,
       accountValidated: await isValidatedAccount(tx, insurance.policyholder, account.digits), accountDigits: account.digits,

@@ -7,6 +7,7 @@ import { ReportRejected, splitReport, type ReportPreamble, type ReportRecord } f
 import { RecordReader } from './record-reader.ts';
 import { optionalTextOf } from '../xml-element.ts';
 import { custodianOrderingKey, readCustodianReport, type CustodianReport } from './custodian-report.ts';
+import { advanceCustodianSwitches } from '../../ledger/custodian-switch-progress.ts';
 
 /**
  * Streams a custodian report into the ledger inside the apply transaction:
@@ -97,6 +98,10 @@ export async function ingestReport<Facts>(context: ApplyContext, kind: ReportKin
     if (load.accepted.length > 0) {
       await recordReportArrival(context.tx, {
         custodianId: context.sender.counterpartyId, kind: kind.name, asOfDate: report.asOfDate, receivedAt: source.receivedAt, messageId: context.messageId,
+      });
+      // A custodian switch moves on with the reports of its two custodians (custodian-switch-progress.ts).
+      await advanceCustodianSwitches(context.tx, load.accepted.map((account) => account.accountNumber), {
+        messageId: context.messageId, custodianId: context.sender.counterpartyId, at: source.receivedAt,
       });
     }
     return {
