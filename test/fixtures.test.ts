@@ -37,6 +37,7 @@ const paymentOrders = PaymentOrderSchema.load(PaymentOrderSchema.fileIn(join(PRO
 const OUTGOING_TYPES: ReadonlyMap<string, (text: string) => unknown[]> = new Map([
   ['DebitAccounts', (text: string) => schemas.validate(text, 'DebitAccounts')],
   ['EngagementResponse', (text: string) => schemas.validate(text, 'EngagementResponse')],
+  ['CustodianSwitchOrder', (text: string) => schemas.validate(text, 'CustodianSwitchOrder')],
   ['CommissionStatement', (text: string) => schemas.validate(text, 'CommissionStatement')],
   ['InvoiceSpecification', (text: string) => schemas.validate(text, 'InvoiceSpecification')],
   ['pain.001.001.03', (text: string) => paymentOrders.validate(text)],

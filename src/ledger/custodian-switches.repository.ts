@@ -80,7 +80,7 @@ export async function insertSwitch(tx: Sql, input: NewSwitch): Promise<void> {
 }
 
 export async function addSwitchEvent(tx: Sql, switchId: string, event: SwitchEvent, at: Date, by: string, reason: string | null, messageId?: string): Promise<void> {
-  await tx.query('INSERT INTO custodian_switch_events (switch_id, event, at, by, reason, message_id) VALUES ($1, $2, $3, $4, $5, $6)',
+  await tx.query('INSERT INTO custodian_switch_events (switch_id, event, recorded_at, by, reason, message_id) VALUES ($1, $2, $3, $4, $5, $6)',
     [switchId, event, at, by, reason, messageId ?? null]);
 }
 
@@ -139,7 +139,7 @@ export async function listSwitches(sql: Sql, filter: { insuranceNumber?: string;
 
 async function withHistory(sql: Sql, row: Row): Promise<SwitchRecord> {
   const events = await sql.query<SwitchEventRecord & { at: Date | string }>(
-    'SELECT event, at, by, reason FROM custodian_switch_events WHERE switch_id = $1 ORDER BY id', [row.switchId],
+    'SELECT event, recorded_at AS at, by, reason FROM custodian_switch_events WHERE switch_id = $1 ORDER BY id', [row.switchId],
   );
   const waits = await sql.query<SwitchRecord['waits'][number]>(
     `SELECT run_key AS "runKey", kind, reason, ordered_run_key AS "orderedRunKey" FROM custodian_switch_waits WHERE switch_id = $1 ORDER BY waited_at, run_key`, [row.switchId],

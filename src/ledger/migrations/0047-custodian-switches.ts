@@ -15,7 +15,8 @@
  *   insurance is open (`switch_open`).
  * - `custodian_switch_events`: its history — requested, signed, ordered, confirmed,
  *   transferred-out, value-arrived, moved, completed, closed, stalled, refused — with
- *   when, by whom, why, and the message that caused it when one did. Never updated.
+ *   when (`recorded_at`), by whom, why, and the message that caused it when one did.
+ *   Never updated.
  * - `custodian_switch_waits`: a debit or payout run that met the insurance while its
  *   switch was open: the run key, why it waited, and the run key under which its lines
  *   were ordered at the receiving custodian once the switch completed.
@@ -66,7 +67,7 @@ CREATE TABLE custodian_switch_events (
   switch_id   text NOT NULL REFERENCES custodian_switches(switch_id),
   event       text NOT NULL CHECK (event IN ('requested', 'signed', 'ordered', 'confirmed', 'transferred-out', 'value-arrived',
                                               'moved', 'completed', 'closed', 'stalled', 'refused')),
-  at          timestamptz NOT NULL,
+  recorded_at timestamptz NOT NULL,
   by          text NOT NULL,
   reason      text,
   message_id  text

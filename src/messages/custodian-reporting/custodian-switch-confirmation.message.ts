@@ -51,6 +51,8 @@ async function applyConfirmation(context: ApplyContext, doc: CustodianSwitchConf
       errors: [{ code: 'CUSTODIAN_MISMATCH', text: `The confirmation names custodian ${doc.custodianOrganisationNumber}, but it was sent by ${counterpartyId} (${organisationNumber}).` }],
     };
   }
+  // A step is dated when the document that made it arrived.
+  const at = (await context.openDocument()).receivedAt;
   const items: ItemOutcome[] = [];
   for (const account of doc.accounts) {
     const { tx } = context;
@@ -63,7 +65,6 @@ async function applyConfirmation(context: ApplyContext, doc: CustodianSwitchConf
       items.push({ itemId: account.insuranceNumber, status: 'Rejected', code: decision.code, text: decision.text });
       continue;
     }
-    const at = new Date();
     await openNewAccount(tx, account.accountNumber, counterpartyId, account.openedOn);
     await stepSwitch(tx, open!.switchId, 'ordered', 'confirmed', { to_account: account.accountNumber, confirmed_at: at });
     await addSwitchEvent(tx, open!.switchId, 'confirmed', at, counterpartyId, `new account ${account.accountNumber} opened ${account.openedOn}`, context.messageId);
