@@ -7,8 +7,9 @@
  *   a delivery job run again and a second end change nothing; an end to an insurer with no
  *   custody value to state is refused whole;
  * - in: the demo insurer's leaflet registers a new insurance awaiting the money and is
- *   answered with its number; a bad leaflet is answered with its code and registers
- *   nothing; the console lists both and gives each as a PDF.
+ *   answered with its number, and is in force with a custody account once staff record
+ *   the money arrived; a bad leaflet is answered with its code and registers nothing; the
+ *   console lists both and gives each as a PDF.
  */
 import { afterAll, beforeAll, describe, test } from '@jest/globals';
 import assert from 'node:assert/strict';
@@ -111,6 +112,18 @@ describe.each(ENGINES)('transfer leaflets on %s', (_engine, engine) => {
       { insurance_number: number, value: '184250.00', money_received_on: null },
     ]);
     await waitFor(async () => (await readdir(gateway.outbox('demo-insurer'))).some((name) => name.includes(answer.id) && name.endsWith('.TransferLeafletResponse.xml')), 'the answer delivered to the insurer');
+
+    // The money arrives at the demo custodian: the insurance gets its custody account there and is in force; once only.
+    const money = (payload: Record<string, unknown>) => gateway.http!.inject({ method: 'POST', url: `/api/insurances/${number}/transfer-money`, headers: STAFF, payload });
+    const received = await money({ date: '2026-11-21', custodian: 'demo-custodian' });
+    assert.equal(received.statusCode, 201, received.body);
+    assert.deepEqual(received.json(), { insuranceNumber: number, receivedOn: '2026-11-21', custodyAccount: `DEPA-${number.slice(4)}`, custodianId: 'demo-custodian' });
+    const after = (await gateway.http!.inject({ method: 'GET', url: `/api/insurances/${number}`, headers: STAFF })).json() as { status: string; custody: { accountNumber: string } };
+    assert.deepEqual([after.status, after.custody.accountNumber], ['in force', `DEPA-${number.slice(4)}`]);
+    const twice = await money({ date: '2026-11-21', custodian: 'demo-custodian' });
+    assert.equal(twice.statusCode, 409, twice.body);
+    assert.equal((twice.json() as { code: string }).code, 'TRANSFER_MONEY_ALREADY_RECORDED');
+    assert.equal((await gateway.http!.inject({ method: 'POST', url: '/api/insurances/INS-100002/transfer-money', headers: STAFF, payload: { date: '2026-11-21', custodian: 'demo-custodian' } })).statusCode, 404);
   }, 60_000);
 
   test('a bad leaflet is answered with its code and registers nothing', async () => {
@@ -131,7 +144,7 @@ describe.each(ENGINES)('transfer leaflets on %s', (_engine, engine) => {
     const listed = await consolePage(gateway.http!, session, '/console/transfer-leaflets');
     assert.match(listed, /FLYTT-INS-100001/);
     assert.match(listed, /DLI-FLYTT-88123/);
-    assert.match(listed, /awaiting money/);
+    assert.match(listed, /money received/);
     const pdf = await gateway.http!.inject({ method: 'GET', url: '/console/transfer-leaflets/out/INS-100001.pdf', headers: { cookie: session.cookie } });
     assert.equal(pdf.statusCode, 200);
     assert.equal(pdf.headers['content-type'], 'application/pdf');

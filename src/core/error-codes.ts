@@ -136,6 +136,7 @@ export const ERROR_CODES = {
   MESSAGE_NOT_REPLAYABLE: { scope: 'system', httpStatus: 409, retryable: false, message: 'Only dead messages can be replayed.' },
   INSURANCE_ALREADY_ENDED: { scope: 'system', httpStatus: 409, retryable: false, message: 'The insurance has already ended.' },
   TRANSFER_VALUE_UNKNOWN: { scope: 'system', httpStatus: 409, retryable: false, message: "No custody value is reported on or before the insurance's last day, which its transfer leaflet must state." },
+  TRANSFER_MONEY_ALREADY_RECORDED: { scope: 'system', httpStatus: 409, retryable: false, message: "The transfer in's money is already recorded as received." },
   PAYOUT_ALREADY_REGISTERED: { scope: 'system', httpStatus: 409, retryable: false, message: 'The insurance is already in payout.' },
   DEATH_BENEFIT_ALREADY_ORDERED: { scope: 'system', httpStatus: 409, retryable: false, message: "The death benefit has been ordered: its beneficiary can no longer be changed." },
   PAYOUT_NOT_YET_DUE: { scope: 'system', httpStatus: 422, retryable: false, message: "The first payout would be paid before the insurance's payout can begin." },

@@ -20,6 +20,7 @@ import { registerReportingRoutes } from './reporting.routes.ts';
 import { registerSsekRoutes, ssekHttpsOptions } from './ssek.routes.ts';
 import { SsekDirectory } from '../channels/ssek/ssek-parties.ts';
 import { registerInsuranceEndRoutes } from './insurance-end.routes.ts';
+import { registerTransferInRoutes } from './transfer-in.routes.ts';
 import { registerPayoutStartRoutes } from './payout-start.routes.ts';
 import { registerDeathBenefitRoutes } from './death-benefits.routes.ts';
 import { registerPaymentOrderRoutes } from './payment-orders.routes.ts';
@@ -127,6 +128,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     await registerInsuranceViewRoutes(staff, options);
     await registerRunRoutes(staff, options);
     await registerInsuranceEndRoutes(staff, options);
+    await registerTransferInRoutes(staff, options);
     await registerPayoutStartRoutes(staff, options);
     await registerDeathBenefitRoutes(staff, options);
     await registerPaymentOrderRoutes(staff, options);

@@ -160,3 +160,30 @@ export async function findLeaflet(sql: Sql, direction: 'out' | 'in', id: string)
   const leaflet = rows[0]?.leaflet;
   return leaflet === undefined ? undefined : typeof leaflet === 'string' ? JSON.parse(leaflet) as TransferLeaflet : leaflet;
 }
+
+/** What recording a transfer in's money came to. */
+export type MoneyOutcome =
+  | { readonly received: { readonly insuranceNumber: string; readonly receivedOn: IsoDate; readonly custodyAccount: string; readonly custodianId: string } }
+  | { readonly notTransferIn: true }
+  | { readonly alreadyReceived: IsoDate };
+
+/**
+ * Records that a transfer in's money has arrived at `custodianId`: the insurance gets its
+ * custody account there (numbered after the insurance, INS-200007 → DEPA-200007, as an
+ * issued application's), opened that day, and stops awaiting money. Once only.
+ */
+export async function recordTransferMoney(sql: Sql, input: { insuranceNumber: string; receivedOn: IsoDate; custodianId: string }): Promise<MoneyOutcome> {
+  const { rows } = await sql.query<{ insurance_number: string }>(
+    'UPDATE transfer_leaflets_in SET money_received_on = $2 WHERE insurance_number = $1 AND money_received_on IS NULL RETURNING insurance_number',
+    [input.insuranceNumber, input.receivedOn],
+  );
+  if (rows.length === 0) {
+    const { rows: known } = await sql.query<{ received: string | null }>('SELECT money_received_on::text AS received FROM transfer_leaflets_in WHERE insurance_number = $1', [input.insuranceNumber]);
+    const received = known[0]?.received;
+    return received ? { alreadyReceived: received } : { notTransferIn: true };
+  }
+  const custodyAccount = `DEPA-${input.insuranceNumber.replace(/^INS-/, '')}`;
+  await sql.query('INSERT INTO custody_accounts (account_number, custodian_id, opened_on) VALUES ($1, $2, $3)', [custodyAccount, input.custodianId, input.receivedOn]);
+  await sql.query('UPDATE insurances SET custody_account = $2 WHERE insurance_number = $1', [input.insuranceNumber, custodyAccount]);
+  return { received: { insuranceNumber: input.insuranceNumber, receivedOn: input.receivedOn, custodyAccount, custodianId: input.custodianId } };
+}
