@@ -56,6 +56,8 @@ interface Owned {
   readonly withdrawalRequestId: string;
   readonly signCaseId: string;
   readonly payoutRequestId: string;
+  /** A custodian switch of the insurance staff registered and closed again (a closed switch is still read). */
+  readonly custodianSwitchId: string;
 }
 
 interface Row {
@@ -128,6 +130,12 @@ const ROWS: Readonly<Record<string, Row>> = {
     expect: customerActors({ 'own-firm': 201, 'other-firm-intermediation-power': 201, custodian: 201 }),
   },
   'GET /Insurance/payoutrequest/:id': { url: (o) => `/Insurance/payoutrequest/${o.payoutRequestId}`, missing: '/Insurance/payoutrequest/PR-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F', expect: customerReaders(200) },
+  // Only a firm with an intermediation power asks for a switch (a custodian carries it out); to the custodian already holding the insurance it is refused, so the walk opens none.
+  'POST /Insurance/:insuranceNumber/custodianswitch': {
+    url: (o) => `/Insurance/${o.insuranceId}/custodianswitch`, body: () => ({ toCustodian: 'demo-custodian' }),
+    expect: customerActors({ 'own-firm': 422, 'other-firm-intermediation-power': 422, custodian: 404 }),
+  },
+  'GET /Insurance/custodianswitch/:id': { url: (o) => `/Insurance/custodianswitch/${o.custodianSwitchId}`, missing: '/Insurance/custodianswitch/CS-999999', expect: customerReaders(200) },
   'GET /DirectQuery/:customerId': { url: () => `/DirectQuery/${CUSTOMER}`, missing: '/DirectQuery/199001011239', expect: firmsWithPower(200) },
   'GET /SignCase/:id': { url: (o) => `/SignCase/${o.signCaseId}`, missing: '/SignCase/SC-01JD8Z3Q4X5Y6Z7A8B9C0D1E2F', expect: customerReaders(200) },
   // BankID is the walk's local server: the first caller who may sign starts the policyholder's order (201), the next are given that
@@ -221,8 +229,13 @@ describe.each(ENGINES)('the REST API walked route by route, caller by caller, %s
     await gateway.deps.db.query(`UPDATE insurances SET payout_from = '2026-11-01' WHERE insurance_number = $1`, [application.insuranceId]);
     const payout = await as('firm-a', { method: 'POST', url: `/Insurance/${application.insuranceId}/payoutrequest`, payload: { period: '10y', firstMonth: '2026-12', accountNumber: VALIDATED_ACCOUNT } });
     assert.equal(payout.statusCode, 201, payout.body);
+    // A custodian switch staff registered for the insurance and closed again.
+    const switched = await staff({ method: 'POST', url: '/api/custodian-switches', payload: { insuranceNumber: application.insuranceId, toCustodian: 'other-custodian', channel: 'paper-form', reference: 'walk' } });
+    assert.equal(switched.statusCode, 201, switched.body);
+    const custodianSwitchId = (switched.json() as { switchId: string }).switchId;
+    assert.equal((await staff({ method: 'POST', url: `/api/custodian-switches/${custodianSwitchId}/close`, payload: { reason: 'walk' } })).statusCode, 200);
     owned = {
-      insuranceApplicationId: application.applicationId, insuranceId: application.insuranceId!, planApplicationId: planStatus.applicationId, agreementId: planStatus.agreementId!,
+      custodianSwitchId, insuranceApplicationId: application.applicationId, insuranceId: application.insuranceId!, planApplicationId: planStatus.applicationId, agreementId: planStatus.agreementId!,
       withdrawalRequestId: request.requestId, signCaseId: request.signCaseId, payoutRequestId: (payout.json() as { requestId: string }).requestId,
     };
   });
