@@ -171,6 +171,7 @@ describe('REST API', () => {
     assert.deepEqual(Object.keys(description.paths).sort(), [
       '/Advisor/{advisorcode}', '/Customer/{customerNumber}/WithdrawalAccount', '/DirectQuery/{customerId}', '/Customer/{customerNumber}/WithdrawalInformation',
       '/Customer/{id}/InsuranceApplications', '/Document/{id}', '/Insurance/payoutrequest/{id}', '/Insurance/{insuranceNumber}/payoutrequest',
+      '/Insurance/custodianswitch/{id}', '/Insurance/{insuranceNumber}/custodianswitch',
       '/Insurance/withdrawalrequest', '/Insurance/withdrawalrequest/{id}',
       '/Insurance/withdrawalrequest/{id}/receipt', '/Insurance/{insuranceNumber}/withdrawalInformation', '/InsuranceApplication', '/InsuranceApplication/validation',
       '/InsuranceApplication/{id}', '/InsuranceApplication/{id}/Receipt', '/PlanApplication', '/PlanApplication/validation', '/PlanApplication/{id}',
