@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify as stringifyYaml } from 'yaml';
-import { Catalogue } from '../../src/messages/catalogue.ts';
+import { Catalogue, FAMILIES } from '../../src/messages/catalogue.ts';
 
 export interface EveryMistakeConfig {
   readonly file: string;
@@ -79,7 +79,7 @@ export function writeEveryMistakeConfig(folder: string): EveryMistakeConfig {
       `bankidTestServer: ${testServer} is for the demo only (demo: true); point bankid at BankID's test service or production (docs/bankid.md)`,
       `bankidTestServer: ${testServer} ${exposed}`,
       `bankidTestServer: ${testServer} points bankid at itself: remove bankid, or set bankidTestServer: false`,
-      `counterparties.0.messageTypes.0: "ChangeFees" is neither a document type (${catalogue.names.join(', ')}) nor a family (plan-administration, custodian-reporting)`,
+      `counterparties.0.messageTypes.0: "ChangeFees" is neither a document type (${catalogue.names.join(', ')}) nor a family (${FAMILIES.join(', ')})`,
       'counterparties.0.organisationNumber: not an organisation number: its check digit (or its group digit) is wrong',
       'counterparties.0.replyby: not a setting (config/example.yaml lists every setting)',
       `counterparties.1.replyBy: mail, but "employer-b" has no mail.addresses to send to: add them, or ${otherReplyBy}`,
