@@ -170,10 +170,26 @@ describe.each(ENGINES)('the commission file on %s', (_engine, engine) => {
       ['INS-100001', '2027-02-26', 'CS-2027-03-5565555553'], ['INS-100002', null, null], ['INS-100006', '2027-02-26', 'CS-2027-03-5565555553'],
     ]);
 
+    // April's payment pays the fee the custodian shows debited in March, and nothing paid before again.
+    await dropFile(gateway.inbox('demo-custodian'), 'transactions-2027-03-10.xml', `<?xml version="1.0" encoding="UTF-8"?>
+<Transactions xmlns="urn:se:depot-gateway:v1">
+  <Header><MessageId>TRANS-2027-03-10</MessageId><CreatedAt>2027-03-11T06:10:00+01:00</CreatedAt><CustodianOrganisationNumber>5560000001</CustodianOrganisationNumber></Header>
+  <AsOfDate>2027-03-10</AsOfDate>
+  <Account><AccountNumber>DEPA-100002</AccountNumber>
+    <Transaction><TransactionId>FEE-2</TransactionId><Type>Fee</Type><TradeDate>2027-03-10</TradeDate><SettlementDate>2027-03-10</SettlementDate><Amount>-300.00</Amount></Transaction>
+  </Account>
+</Transactions>
+`);
+    await waitFor(async () => (await outboxFiles('demo-custodian')).find((name) => name.startsWith('transactions-2027-03-10.')), 'the March Transactions answer', 60_000);
+    assert.deepEqual(await runDuePeriods(db, job, new Date('2027-04-06T06:15:00Z'), gateway.log), ['2027-04']);
+    const april = await readFile(join(await waitFor(async () => (await outboxFiles(FIRM)).includes('CS-2027-04-5565555553.CommissionStatement.xml') && gateway.outbox(FIRM), 'April\'s statement', 60_000), 'CS-2027-04-5565555553.CommissionStatement.xml'), 'utf8');
+    assert.deepEqual([...april.matchAll(/<InsuranceNumber>(.*)<\/InsuranceNumber>/g)].map((m) => m[1]), ['INS-100002']);
+    assert.match(april, /<Total>300\.00<\/Total>/);
+
     // Staff see the lines and the statement in the console.
     const session = await signInToConsole(gateway.http!, 'staff', 'test-password');
     const shown = await consolePage(gateway.http!, session, '/console/commission');
     assert.match(shown, /CS-2027-03-5565555553[\s\S]*2212\.50 SEK[\s\S]*PO-COMMISSION-2027-03/);
-    assert.match(shown, /INS-100002[\s\S]*?2026-Q4: 300\.00 SEK[\s\S]*?not shown yet/);
+    assert.match(shown, /INS-100002[\s\S]*?2026-Q4: 300\.00 SEK[\s\S]*?2027-03-10[\s\S]*?CS-2027-04-5565555553/);
   }, 180_000);
 });

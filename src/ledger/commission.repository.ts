@@ -131,40 +131,45 @@ export async function markAdvisorFeesOrdered(
  * Finds, for each fee a run ordered and no debit shows yet, the custodian's Fee
  * transaction on its account, traded on or after the run's date and by `through`, that
  * shows it: one of the fee's own amount not shown for another fee, or failing that one of
- * the account's whole debit in that run (every non-sell line). Records it; gives how many
- * fees it found debited.
+ * the account's whole debit in that run (every non-sell line), which the run's other fees
+ * on the account may share. Records it; gives how many fees it found debited. Fee by fee,
+ * oldest first, so two fees of the same amount never take the same transaction.
  */
 export async function matchDebitedFees(sql: Sql, through: IsoDate): Promise<number> {
-  const { rows } = await sql.query(
-    `WITH ordered AS (
-       SELECT c.id, c.account_number, c.amount, c.run_key, r.run_date,
-              (SELECT sum(d.amount) FROM debit_lines d WHERE d.run_key = c.run_key AND d.custodian_id = c.custodian_id
-                  AND d.account_number = c.account_number AND d.charge <> 'SellOrder') AS account_total
-         FROM commission_lines c JOIN debit_runs r ON r.run_key = c.run_key AND r.custodian_id = c.custodian_id
-        WHERE c.run_key IS NOT NULL AND c.debited_on IS NULL
-        FOR UPDATE OF c
-     ), found AS (
-       SELECT o.id,
-              coalesce(
-                (SELECT t.transaction_id || '|' || t.trade_date::text FROM custody_transactions t
-                  WHERE t.account_number = o.account_number AND t.transaction_type = 'Fee' AND -t.amount = o.amount
-                    AND t.trade_date BETWEEN o.run_date AND $1
-                    AND NOT EXISTS (SELECT 1 FROM commission_lines x WHERE x.account_number = t.account_number AND x.debit_transaction_id = t.transaction_id)
-                  ORDER BY t.trade_date, t.transaction_id LIMIT 1),
-                (SELECT t.transaction_id || '|' || t.trade_date::text FROM custody_transactions t
-                  WHERE t.account_number = o.account_number AND t.transaction_type = 'Fee' AND -t.amount = o.account_total
-                    AND t.trade_date BETWEEN o.run_date AND $1
-                    AND NOT EXISTS (SELECT 1 FROM commission_lines x WHERE x.account_number = t.account_number AND x.debit_transaction_id = t.transaction_id
-                                       AND x.run_key <> o.run_key)
-                  ORDER BY t.trade_date, t.transaction_id LIMIT 1)) AS shown
-         FROM ordered o
-     )
-     UPDATE commission_lines c SET debit_transaction_id = split_part(f.shown, '|', 1), debited_on = split_part(f.shown, '|', 2)::date
-       FROM found f WHERE c.id = f.id AND f.shown IS NOT NULL
-     RETURNING c.id`,
-    [through],
+  const { rows: ordered } = await sql.query<{ id: string }>(
+    `SELECT c.id::text AS id FROM commission_lines c WHERE c.run_key IS NOT NULL AND c.debited_on IS NULL ORDER BY c.id FOR UPDATE`,
   );
-  return rows.length;
+  let found = 0;
+  for (const { id } of ordered) {
+    const { rows } = await sql.query(
+      `WITH line AS (
+         SELECT c.id, c.account_number, c.amount, c.run_key, r.run_date,
+                (SELECT sum(d.amount) FROM debit_lines d WHERE d.run_key = c.run_key AND d.custodian_id = c.custodian_id
+                    AND d.account_number = c.account_number AND d.charge <> 'SellOrder') AS account_total
+           FROM commission_lines c JOIN debit_runs r ON r.run_key = c.run_key AND r.custodian_id = c.custodian_id
+          WHERE c.id = $2::bigint
+       ), shown AS (
+         SELECT coalesce(
+                  (SELECT t.transaction_id || '|' || t.trade_date::text FROM custody_transactions t, line o
+                    WHERE t.account_number = o.account_number AND t.transaction_type = 'Fee' AND -t.amount = o.amount
+                      AND t.trade_date BETWEEN o.run_date AND $1
+                      AND NOT EXISTS (SELECT 1 FROM commission_lines x WHERE x.account_number = t.account_number AND x.debit_transaction_id = t.transaction_id)
+                    ORDER BY t.trade_date, t.transaction_id LIMIT 1),
+                  (SELECT t.transaction_id || '|' || t.trade_date::text FROM custody_transactions t, line o
+                    WHERE t.account_number = o.account_number AND t.transaction_type = 'Fee' AND -t.amount = o.account_total
+                      AND t.trade_date BETWEEN o.run_date AND $1
+                      AND NOT EXISTS (SELECT 1 FROM commission_lines x WHERE x.account_number = t.account_number AND x.debit_transaction_id = t.transaction_id
+                                         AND x.run_key <> o.run_key)
+                    ORDER BY t.trade_date, t.transaction_id LIMIT 1)) AS transaction
+       )
+       UPDATE commission_lines c SET debit_transaction_id = split_part(s.transaction, '|', 1), debited_on = split_part(s.transaction, '|', 2)::date
+         FROM shown s WHERE c.id = $2::bigint AND s.transaction IS NOT NULL
+       RETURNING c.id`,
+      [through, id],
+    );
+    found += rows.length;
+  }
+  return found;
 }
 
 /** A debited fee not yet paid, as its statement shows it. */
