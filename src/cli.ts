@@ -160,6 +160,7 @@ registerPayoutStartCommand(program);
 registerDeathBenefitCommand(program);
 registerPaymentOrdersCommand(program);
 registerInvoiceSpecificationsCommand(program);
+registerPersonDataCommand(program);
 
 program
   .command('mail-set-aside')

@@ -34,6 +34,7 @@ import { createSigning, signingPageBaseUrl } from './signing.ts';
 import { registerSigningPage } from './signing-page/signing-page.routes.ts';
 import { registerPowerOfAttorneyRoutes } from './powers-of-attorney.routes.ts';
 import { registerDirectQueriesRoutes } from './direct-queries.routes.ts';
+import { registerPersonDataRoutes } from './person-data.routes.ts';
 import { registerCompanySignatoryRoutes } from './company-signatories.routes.ts';
 import { registerApplicationReviewRoutes } from './application-review.routes.ts';
 import { registerWithdrawalReviewRoutes } from './withdrawal-review.routes.ts';
@@ -140,6 +141,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     await registerMailSetAsideRoutes(staff, options);
     await registerPowerOfAttorneyRoutes(staff, options);
     await registerDirectQueriesRoutes(staff, options);
+    await registerPersonDataRoutes(staff, options);
     await registerCompanySignatoryRoutes(staff, options);
     await registerApplicationReviewRoutes(staff, options);
     await registerWithdrawalReviewRoutes(staff, options);

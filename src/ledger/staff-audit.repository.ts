@@ -4,7 +4,7 @@ import type { Sql } from './database.ts';
  * The staff audit log (migration 0026): who did what to which subject, when and why,
  * and how it ended. Entries are only ever added: the table refuses UPDATE and DELETE.
  */
-export type StaffAction = 'replay' | 'view-detail' | 'mail-sign-link' | 'send-again';
+export type StaffAction = 'replay' | 'view-detail' | 'mail-sign-link' | 'send-again' | 'person-data-export';
 
 export interface StaffAuditEntry {
   readonly id: number;
