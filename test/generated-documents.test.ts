@@ -27,7 +27,7 @@ const catalogue = new Catalogue();
 /** Codes a generated document may be answered with: rules, not failures of the gateway or of the generator. */
 const RULE_CODES = new Set(
   Object.entries(ERROR_CODES)
-    .filter(([code, info]) => info.scope === 'item' || ['AGREEMENT_UNKNOWN', 'EMPLOYER_MISMATCH', 'SENDER_NOT_AUTHORISED', 'DUPLICATE_DOCUMENT', 'CUSTODIAN_MISMATCH', 'REPORT_YEAR_OUT_OF_RANGE', 'ORGANISATION_NUMBER_INVALID'].includes(code))
+    .filter(([code, info]) => info.scope === 'item' || ['AGREEMENT_UNKNOWN', 'EMPLOYER_MISMATCH', 'SENDER_NOT_AUTHORISED', 'DUPLICATE_DOCUMENT', 'CUSTODIAN_MISMATCH', 'REPORT_YEAR_OUT_OF_RANGE', 'ORGANISATION_NUMBER_INVALID', 'ADVISOR_FIRM_UNKNOWN'].includes(code))
     .map(([code]) => code),
 );
 
@@ -49,7 +49,13 @@ describe('documents generated from the request schemas', () => {
       const codes = new Map<string, number>();
       const database = await createTestDatabase(template.name);
       const gateway = await startTestGateway({ roles: [], inline: true, database });
+      const sender = type.family === 'custodian-reporting' ? 'demo-custodian' : type.family === 'advisor-reporting' ? 'demo-advisor-firm' : 'demo-employer';
       try {
+        // A commission file's fees need the firm's intermediation power on the policyholder (the demo employer).
+        if (type.family === 'advisor-reporting') {
+          await gateway.deps.db.query(`INSERT INTO powers_of_attorney (holder_organisation_number, customer_id, kind, valid_from, created_at, created_by)
+            VALUES ('5565555553', '5561234567', 'intermediation', '2025-01-01', now(), 'test')`);
+        }
         for (let index = 0; index < PER_TYPE; index++) {
           const seed = hashSeed(`${name}:${index}`);
           const generated = generateDocument(model, name, new Random(seed));
@@ -58,7 +64,7 @@ describe('documents generated from the request schemas', () => {
           assert.deepEqual(schemas.validate(xml, name), [], `the generated document is schema-valid (${where})`);
 
           const receipt = await gateway.intake.receive({
-            channel: 'cli', counterpartyId: type.family === 'custodian-reporting' ? 'demo-custodian' : 'demo-employer', externalId: `generated-${name}-${index}`, receivedAt: new Date(),
+            channel: 'cli', counterpartyId: sender, externalId: `generated-${name}-${index}`, receivedAt: new Date(),
             content: { bytes: Buffer.from(xml) }, metadata: { fileName: `generated-${name}-${index}.xml` },
           });
           const { rows } = await gateway.deps.db.query<{ status: string; outcome: keyof typeof tally | null; document_type: string; body: string }>(

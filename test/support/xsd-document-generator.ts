@@ -36,6 +36,11 @@ const LEDGER_HINTS: Record<string, readonly string[]> = {
   CustodianOrganisationNumber: ['5560000001'],
   AccountNumber: DEMO.custodyAccounts,
   Year: ['2021', '2022', '2023', '2024', '2025'],
+  // Commission files: the demo advisor firm, whole-month periods of 2026, fees within the demo caps.
+  AdvisorFirmOrganisationNumber: ['5565555553'],
+  PeriodFrom: ['2026-01-01', '2026-10-01'],
+  PeriodTo: ['2026-12-31'],
+  CommissionPercent: ['0.05', '0.1', '0.25'],
 };
 
 /** The demo ledger's insurances by insured person, so an item's insurance can belong to its person. */
