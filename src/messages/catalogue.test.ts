@@ -20,6 +20,7 @@ test('a counterparty may be allowed whole families or single types; anything els
   const catalogue = new Catalogue();
   assert.deepEqual([...catalogue.expandAllowed(['ChangeFee'])], ['ChangeFee']);
   assert.deepEqual([...catalogue.expandAllowed(['insurer-transfer'])], ['TransferLeaflet']);
+  assert.deepEqual([...catalogue.expandAllowed(['advisor-reporting'])], ['CommissionFile']);
   assert.deepEqual([...catalogue.expandAllowed(['custodian-reporting'])].sort(), ['CostAndCharges', 'Holdings', 'Transactions']);
   assert.throws(() => catalogue.expandAllowed(['ChangeFees']), /"ChangeFees" is neither a document type \(ChangeFee, .*\) nor a family \(plan-administration, custodian-reporting, insurer-transfer, advisor-reporting\)/);
 });
