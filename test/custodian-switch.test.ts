@@ -25,6 +25,7 @@ import { SchemaRegistry } from '../src/messages/schema-registry.ts';
 import { flagStalledSwitches, orderWaitingLines } from '../src/pipeline/custodian-switches.job.ts';
 import { makeRun, runDebitRun, runDepsFrom } from '../src/pipeline/debit-run.ts';
 import { advisorFirmApi, startTestBankId, type TestBankId } from './support/bankid.ts';
+import { consolePage, signInToConsole } from './support/console-session.ts';
 import { holdingsReport, transactionsReport } from './support/custodian-reports.ts';
 import { startTestGateway, waitFor, type TestGateway, type TestGatewayOptions } from './support/harness.ts';
 
@@ -230,5 +231,16 @@ describe.each(ENGINES)('custodian switch on %s', (_engine, engine) => {
     assert.match(mails[0]!.text, new RegExp(`${idle}  INS-100006  north-custodian → demo-custodian  requested`));
     const overview = await staff({ method: 'GET', url: '/api/custodian-switches?open=true' });
     assert.deepEqual((overview.json() as { switchId: string; stalled: boolean }[]).map((s) => [s.switchId, s.stalled]), [[idle, true]]);
+
+    // The console: the overview's card, the list marks it, and an operator's registration is refused with its code while it is open.
+    const session = await signInToConsole(gateway.http!, 'staff', 'test-password');
+    assert.match(await consolePage(gateway.http!, session, '/console'), /id="stalled-switches" href="\/console\/custodian-switches">1</);
+    assert.match(await consolePage(gateway.http!, session, '/console/custodian-switches'), new RegExp(`data-switch="${idle}"><td>${idle}</td><td>requested <strong class="stalled">STALLED`));
+    const refused = await gateway.http!.inject({
+      method: 'POST', url: '/console/custodian-switches', headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ _csrf: session.csrf, insuranceNumber: 'INS-100006', toCustodian: 'demo-custodian', channel: 'paper-form', reference: 'form 4713' }).toString(),
+    });
+    assert.equal(refused.statusCode, 422);
+    assert.match(refused.body, /CUSTODIAN_SWITCH_NOT_ALLOWED: .* INS-100006 already has an open custodian switch/);
   });
 });

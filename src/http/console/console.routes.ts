@@ -20,6 +20,7 @@ import { registerRunsPage } from './runs.page.ts';
 import { registerSignCasePage } from './sign-case.page.ts';
 import { registerSignInRoutes } from './sign-in.routes.ts';
 import { registerTransferLeafletsPage } from './transfer-leaflets.page.ts';
+import { registerCustodianSwitchesPage } from './custodian-switches.page.ts';
 import { isReadOnly, sameSecret, type StaffSessions } from './staff-sessions.ts';
 
 /**
@@ -87,6 +88,7 @@ export async function registerConsole(app: FastifyInstance, options: ConsoleOpti
     registerReviewPages(scope, options);
     registerInsurancePage(scope, options);
     registerTransferLeafletsPage(scope, options);
+    registerCustodianSwitchesPage(scope, options);
     // Signing links are mailed through mail.smtp, with a connection of the console's own, opened at the first mail.
     let sender: MailSender | undefined;
     scope.addHook('onClose', async () => sender?.close());

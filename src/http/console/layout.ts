@@ -27,6 +27,7 @@ export function page(title: string, staff: StaffIdentity | null, body: Html): st
     <a href="/console/death-benefits">Death benefits</a>
     <a href="/console/payment-orders">Payment orders</a>
     <a href="/console/transfer-leaflets">Transfer leaflets</a>
+    <a href="/console/custodian-switches">Custodian switches</a>
     <a href="/console/invoice-specifications">Invoice specifications</a>
     <a href="/console/mail-set-aside">Set-aside mail</a>
     <a href="/console/payout-notices">Payout notices</a>

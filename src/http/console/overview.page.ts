@@ -12,13 +12,15 @@ import type { HttpServerOptions } from '../server.ts';
 import { html, type Html } from './html.ts';
 import { page } from './layout.ts';
 import { perMinuteChart } from './per-minute-chart.ts';
+import { countStalledSwitches } from './custodian-switches.page.ts';
 
 /**
  * The overview staff keep open all day: today's documents per counterparty and type
  * with their statuses, and what needs a person — dead messages, queue backlogs, late
  * and missing custodian reports (the last 14 days), channels down (a counterparty's
  * SFTP server, the mailbox), mail set aside, applications
- * waiting for a manual review, withdrawals waiting for signatures or a decision, payout notices not
+ * waiting for a manual review, withdrawals waiting for signatures or a decision, custodian
+ * switches stalled past custodianSwitches.stallBankingDays, payout notices not
  * mailed — and the documents received per minute over the last hours. Every number
  * links to the list behind it.
  */
@@ -34,7 +36,7 @@ export function registerOverviewPage(app: FastifyInstance, options: HttpServerOp
     const today = stockholmDate(now);
     const chartFrom = new Date(Math.floor(now.getTime() / 60_000) * 60_000 - (CHART_HOURS * 60 - 1) * 60_000);
     const chartTo = new Date(chartFrom.getTime() + CHART_HOURS * 3_600_000);
-    const [day, dead, reports, setAside, reviews, unsigned, signed, payoutNotices, perMinute, depths, channels] = await Promise.all([
+    const [day, dead, reports, setAside, reviews, unsigned, signed, payoutNotices, perMinute, depths, channels, stalledSwitches] = await Promise.all([
       countMessagesOfDay(deps.db, today),
       countDeadMessages(deps.db),
       listCustodianReports(deps.db, custodians, { from: addDays(today, -14), to: today, statuses: ['late', 'missing'] }, now),
@@ -46,6 +48,7 @@ export function registerOverviewPage(app: FastifyInstance, options: HttpServerOp
       countDocumentsPerMinute(deps.db, chartFrom, chartTo),
       queues ? queues.counts() : undefined,
       listChannelHealth(deps.db, now),
+      countStalledSwitches(options),
     ]);
     const down = channels.filter((channel) => channel.state === 'down');
     const late = reports.filter((report) => report.status === 'late').length;
@@ -60,6 +63,7 @@ export function registerOverviewPage(app: FastifyInstance, options: HttpServerOp
   ${card('Waiting for manual review', reviews.length, '/console/applications?status=under-review', 'reviews', reviews.length >= LIST_LIMIT)}
   ${card('Withdrawal requests not signed yet', unsigned.length, '/console/withdrawal-requests?status=requested', 'withdrawals', unsigned.length >= LIST_LIMIT)}
   ${card('Signed withdrawal requests waiting for a decision', signed.length, '/console/withdrawal-requests?status=signed', 'signed-withdrawals', signed.length >= LIST_LIMIT)}
+  ${card('Custodian switches stalled', stalledSwitches, '/console/custodian-switches', 'stalled-switches')}
   ${card('Payout notices not mailed', payoutNotices.length, '/console/payout-notices?unsent=true', 'unsent-payout-notices', payoutNotices.length >= LIST_LIMIT)}
 </div>
 ${down.length ? html`<p id="down-channels">Down: ${down.map((c) => html`<a href="/console/channels">${c.channel} ${c.subject}</a> (${c.detail ?? 'no detail'}) `)}</p>` : ''}
