@@ -2,7 +2,7 @@
  * The commission file end to end, on the embedded database and on PostgreSQL: the demo
  * advisor firm drops CommissionFiles in its inbox folder and is answered item by item in
  * its outbox (a bad line with its code, leaving no row; a file for another firm rejected
- * whole); the Q4 2026 debit run debits the accepted fees as AdvisorFee lines of the
+ * whole), and sends one by SSEK (signed) answered in the SOAP body; the Q4 2026 debit run debits the accepted fees as AdvisorFee lines of the
  * DebitAccounts file, once (a repeat and the next quarter's run take none again); the
  * custodian's Transactions show the debits (one Fee of the fee alone, one of the
  * account's whole debit); the March 2027 commission payment pays the firm what was
@@ -23,7 +23,9 @@ import { commissionPaymentJob } from '../src/pipeline/commission-payments.job.ts
 import { runDuePeriods } from '../src/pipeline/calendar.scheduler.ts';
 import { makeRun, runDebitRun, runDepsFrom } from '../src/pipeline/debit-run.ts';
 import { consolePage, signInToConsole } from './support/console-session.ts';
-import { dropFile, startTestGateway, waitFor, type TestGateway, type TestGatewayOptions } from './support/harness.ts';
+import { makeTestCertificates, type TestCertificates } from './support/certificates.ts';
+import { envelope, signEnvelope } from './support/ssek-envelopes.ts';
+import { dropFile, startTestGateway, testSettings, waitFor, type TestGateway, type TestGatewayOptions } from './support/harness.ts';
 
 const FIRM = 'demo-advisor-firm';
 /** The gateway's clock: its calendar catch-up at start runs the runs due by then, none of those tested here. */
@@ -47,11 +49,21 @@ const item = (itemId: string, insurance: string, from: string, to: string, fee: 
 
 describe.each(ENGINES)('the commission file on %s', (_engine, engine) => {
   let gateway: TestGateway;
+  let certificates: TestCertificates;
+  let firmKey: string;
 
   beforeAll(async () => {
+    certificates = await makeTestCertificates();
+    const firmSigning = await certificates.signing('firm-signing');
+    firmKey = await readFile(firmSigning.key, 'utf8');
     gateway = await startTestGateway({
       ...engine, roles: ['api', 'worker', 'watch'], clock: () => NOW,
-      settings: { insurerAccount: { name: 'Demo Försäkring AB', iban: 'SE4550000000058398257466', bic: 'ESSESESS' } },
+      settings: {
+        insurerAccount: { name: 'Demo Försäkring AB', iban: 'SE4550000000058398257466', bic: 'ESSESESS' },
+        // The firm may also send by SSEK (SenderId ORGNR 5565555553).
+        counterparties: (testSettings('unused').counterparties as { id: string }[])
+          .map((c) => (c.id === FIRM ? { ...c, ssek: { signingCertificatePath: firmSigning.cert } } : c)),
+      },
     });
     const { db } = gateway.deps;
     await db.query(`INSERT INTO powers_of_attorney (holder_organisation_number, customer_id, kind, valid_from, valid_to, created_at, created_by)
@@ -63,7 +75,10 @@ describe.each(ENGINES)('the commission file on %s', (_engine, engine) => {
         ('DEPA-100006', '2026-09-30', 0.00, 90000.00), ('DEPA-100006', '2026-12-31', 0.00, 98000.00), ('DEPA-100006', '2027-03-31', 50000.00, 99000.00)
       ) AS v(account_number, as_of, cash, total_value)`);
   }, 120_000);
-  afterAll(() => gateway?.destroy());
+  afterAll(async () => {
+    await gateway?.destroy();
+    await certificates?.remove();
+  });
 
   const outboxFiles = async (counterparty: string) => (await readdir(gateway.outbox(counterparty))).filter((name) => name.endsWith('.xml')).sort();
   async function answerTo(stem: string): Promise<string> {
@@ -100,6 +115,21 @@ describe.each(ENGINES)('the commission file on %s', (_engine, engine) => {
 
     assert.deepEqual((await lines()).map((line) => `${line.insurance_number} ${line.item_id}`), ['INS-100001 2', 'INS-100002 a', 'INS-100006 1']);
   }, 120_000);
+
+  test('a commission file by SSEK is answered in the SOAP body, item by item', async () => {
+    const answer = await gateway.http!.inject({
+      method: 'POST', url: '/ssek', headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '"CommissionFile"' },
+      payload: signEnvelope(envelope(commissionFile('CF-SSEK', [
+        item('s1', 'INS-100003', '2026-10-01', '2026-12-31', '<Percent>0.1</Percent>'),
+        item('s2', 'INS-100006', '2026-12-01', '2026-12-31', '<Amount>50</Amount>'),
+      ]), { sender: '5565555553' }), { key: firmKey }),
+    });
+    assert.equal(answer.statusCode, 200, answer.body);
+    assert.match(answer.body, /<CommissionFileResponse xmlns="urn:se:depot-gateway:v1">[\s\S]*<InResponseTo>CF-SSEK<\/InResponseTo>[\s\S]*<Status>PartiallyAccepted<\/Status>/);
+    assert.match(answer.body, /<ItemId>s2<\/ItemId>\s*<Status>Rejected<\/Status>\s*<Code>COMMISSION_PERIOD_ALREADY_CHARGED<\/Code>/);
+    // Cecilia's insurance is charged by the debit run below like the others: remove it again so the figures there stay the folder's.
+    await gateway.deps.db.query(`DELETE FROM commission_lines WHERE item_id = 's1' AND insurance_number = 'INS-100003'`);
+  }, 60_000);
 
   test('the next debit run debits each fee once, as an AdvisorFee line of the DebitAccounts file', async () => {
     const { db } = gateway.deps;
