@@ -225,6 +225,10 @@ export async function openGateway(configured: Readonly<GatewayConfig>, options: 
           runs: runDepsFrom(config, deps.scheduler, log),
           invoiceSpecifications: invoiceSpecificationDepsFrom(config, deps.scheduler, log),
           custodianSwitchStallBankingDays: config.custodianSwitches.stallBankingDays,
+          retention: {
+            store: deps.documents, keepBytesDays: config.retention.keepBytesDays, maxPerRun: config.retention.maxPerRun,
+            counterpartyFolders: folderList.map((folder) => folder.folder), log,
+          },
           ...(config.accountOwnership ? { accountOwnership: accountOwnershipFrom(config.accountOwnership) } : {}),
         }),
       });

@@ -414,6 +414,13 @@ export const configSchema = z.strictObject({
     /** How many months back a worker started after an outage still makes specifications (this month included). Default 2. */
     catchUpMonths: z.number().int().min(1).max(12).default(2),
   }).prefault({}),
+  /** How long received documents' bytes stay in the message store's rows (docs/operations.md, "Retention"). */
+  retention: z.strictObject({
+    /** A finished message's bytes move to a compressed archive file of the document store this many days after it was received; the counterparties' archive folders are kept as long. Default 730 (two years). */
+    keepBytesDays: z.number().int().min(1).default(730),
+    /** At most this many documents a night (the rest the next night). Default 200 000. */
+    maxPerRun: z.number().int().min(1).default(200_000),
+  }).prefault({}),
   /** Custodian switches (docs/custodian-switch.md). */
   custodianSwitches: z.strictObject({
     /** An open switch with no step for more than this many banking days is flagged on the console overview and mailed to operations. Default 10. */

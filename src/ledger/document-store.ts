@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable, Transform } from 'node:stream';
+import { createGunzip, gzipSync } from 'node:zlib';
 import { GatewayError } from '../core/gateway-error.ts';
 
 /**
@@ -32,6 +33,9 @@ export interface StoredDocument {
  */
 export const READ_CHUNK_BYTES = 32 * 1024;
 
+/** A document kept in an archive file: `archive/<name>.gz@<offset>+<length>` (its gzip member). */
+const ARCHIVE_MEMBER = /^(archive\/[^@]+\.gz)@(\d+)\+(\d+)$/;
+
 export class DocumentStore {
   readonly #root: string;
 
@@ -51,7 +55,55 @@ export class DocumentStore {
 
   /** Reads a stored document as a stream of chunks of at most READ_CHUNK_BYTES. */
   read(location: string): AsyncIterable<Uint8Array> {
-    return createReadStream(this.#inside(location), { highWaterMark: READ_CHUNK_BYTES });
+    const member = ARCHIVE_MEMBER.exec(location);
+    if (!member) return createReadStream(this.#inside(location), { highWaterMark: READ_CHUNK_BYTES });
+    const [, file, offset, length] = member;
+    const start = Number(offset);
+    const compressed = createReadStream(this.#inside(file!), { start, end: start + Number(length) - 1, highWaterMark: READ_CHUNK_BYTES });
+    return compressed.pipe(createGunzip({ chunkSize: READ_CHUNK_BYTES }));
+  }
+
+  /**
+   * Keeps documents' bytes in one archive file, `archive/<name>.gz`: each document one
+   * gzip member, one after the other, so the file is an ordinary gzip file (`zcat`
+   * prints every document) and each document is read back alone from its offset. The
+   * file is fsynced under its final name before the locations are returned; `name`
+   * must be new (a rerun of a run that did not commit writes the same name again).
+   */
+  async archive(name: string, documents: readonly { readonly messageId: string; readonly bytes: Uint8Array }[]): Promise<Map<string, string>> {
+    const relativeFile = join('archive', `${name}.gz`);
+    const target = this.#inside(relativeFile);
+    const locations = new Map<string, string>();
+    const members: Buffer[] = [];
+    let offset = 0;
+    for (const { messageId, bytes } of documents) {
+      const member = gzipSync(bytes);
+      members.push(member);
+      locations.set(messageId, `${relativeFile}@${offset}+${member.byteLength}`);
+      offset += member.byteLength;
+    }
+    const temporary = `${target}.tmp`;
+    try {
+      await mkdir(join(this.#root, 'archive'), { recursive: true, mode: 0o700 });
+      await writeFile(temporary, members, { mode: 0o600 });
+      const handle = await open(temporary, 'r');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temporary, target);
+      const folder = await open(join(this.#root, 'archive'), 'r');
+      try {
+        await folder.sync();
+      } finally {
+        await folder.close();
+      }
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw new GatewayError('INTERNAL_ERROR', `Could not write the archive ${target}: ${(error as Error).message}`, { cause: error });
+    }
+    return locations;
   }
 
   async #write(messageId: string, receivedAt: Date, source: NodeJS.ReadableStream): Promise<StoredDocument> {

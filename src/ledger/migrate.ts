@@ -45,6 +45,7 @@ import * as commission from './migrations/0044-commission.ts';
 import * as invoiceSpecifications from './migrations/0045-invoice-specifications.ts';
 import * as transferLeaflets from './migrations/0046-transfer-leaflets.ts';
 import * as custodianSwitches from './migrations/0047-custodian-switches.ts';
+import * as messageRetention from './migrations/0048-message-retention.ts';
 
 export interface Migration {
   readonly version: number;
@@ -100,6 +101,7 @@ export const MIGRATIONS: readonly Migration[] = [
   invoiceSpecifications,
   transferLeaflets,
   custodianSwitches,
+  messageRetention,
 ];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */

@@ -11,6 +11,7 @@ import { commissionPaymentJob } from './commission-payments.job.ts';
 import { withdrawalAccountValidationJob } from './withdrawal-account-validation.job.ts';
 import type { AccountOwnershipCheck } from './account-ownership.ts';
 import { invoiceSpecificationJob, type InvoiceSpecificationDeps } from './invoice-specification.job.ts';
+import { messageRetentionJob, type MessageRetentionDeps } from './message-retention.job.ts';
 
 /**
  * The registry of calendar jobs the `worker` role schedules. A new kind of calendar
@@ -26,6 +27,8 @@ export type CalendarJobDeps = DeadlineCheckDeps & {
   readonly accountOwnership?: AccountOwnershipCheck;
   /** Banking days without a step after which an open custodian switch is flagged (with the runs). */
   readonly custodianSwitchStallBankingDays?: number;
+  /** The nightly move of old documents' bytes to the archive; without it the job is not scheduled. */
+  readonly retention?: MessageRetentionDeps;
   /** The monthly invoice specifications' dependencies; without them the job is not scheduled. */
   readonly invoiceSpecifications?: InvoiceSpecificationDeps;
 };
@@ -42,5 +45,6 @@ export function calendarJobs(deps: CalendarJobDeps): CalendarJob[] {
     ...(deps.runs ? [commissionPaymentJob({ ...deps.runs, advisorFirms: deps.runs.advisorFirms ?? new Map() })] : []),
     ...(deps.accountOwnership ? [withdrawalAccountValidationJob({ ownership: deps.accountOwnership, log: deps.log })] : []),
     ...(deps.invoiceSpecifications ? [invoiceSpecificationJob(deps.invoiceSpecifications)] : []),
+    ...(deps.retention ? [messageRetentionJob(deps.retention)] : []),
   ];
 }
