@@ -21,6 +21,6 @@ test('a counterparty may be allowed whole families or single types; anything els
   assert.deepEqual([...catalogue.expandAllowed(['ChangeFee'])], ['ChangeFee']);
   assert.deepEqual([...catalogue.expandAllowed(['insurer-transfer'])], ['TransferLeaflet']);
   assert.deepEqual([...catalogue.expandAllowed(['advisor-reporting'])], ['CommissionFile']);
-  assert.deepEqual([...catalogue.expandAllowed(['custodian-reporting'])].sort(), ['CostAndCharges', 'Holdings', 'Transactions']);
+  assert.deepEqual([...catalogue.expandAllowed(['custodian-reporting'])].sort(), ['CostAndCharges', 'CustodianSwitchConfirmation', 'Holdings', 'Transactions']);
   assert.throws(() => catalogue.expandAllowed(['ChangeFees']), /"ChangeFees" is neither a document type \(ChangeFee, .*\) nor a family \(plan-administration, custodian-reporting, insurer-transfer, advisor-reporting\)/);
 });
