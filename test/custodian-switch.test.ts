@@ -24,6 +24,8 @@ import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import { SchemaRegistry } from '../src/messages/schema-registry.ts';
 import { flagStalledSwitches, orderWaitingLines } from '../src/pipeline/custodian-switches.job.ts';
 import { makeRun, runDebitRun, runDepsFrom } from '../src/pipeline/debit-run.ts';
+import { checkReportDeadlines, expectedCustodians } from '../src/pipeline/report-deadlines.job.ts';
+import { recordCustodiansFirstSeen } from '../src/ledger/custodians-first-seen.repository.ts';
 import { advisorFirmApi, startTestBankId, type TestBankId } from './support/bankid.ts';
 import { consolePage, signInToConsole } from './support/console-session.ts';
 import { holdingsReport, transactionsReport } from './support/custodian-reports.ts';
@@ -31,7 +33,8 @@ import { startTestGateway, waitFor, type TestGateway, type TestGatewayOptions } 
 
 const ANNA: LocalPerson = { personalNumber: '197001011233', givenName: 'Anna', surname: 'Andersson' };
 const STAFF = { authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` };
-const NORTH = { id: 'north-custodian', name: 'North Custodian AB', organisationNumber: '5560000019', role: 'custodian', messageTypes: ['custodian-reporting'] };
+/** The receiving custodian: it does not report daily otherwise (reports: false), so only the switch makes its reports due. */
+const NORTH = { id: 'north-custodian', name: 'North Custodian AB', organisationNumber: '5560000019', role: 'custodian', messageTypes: ['custodian-reporting'], reports: false };
 const schemas = SchemaRegistry.load(join(PROJECT_ROOT, 'schemas'));
 
 let testBankId: TestBankId;
@@ -180,6 +183,17 @@ describe.each(ENGINES)('custodian switch on %s', (_engine, engine) => {
     assert.equal(await count(`SELECT count(*) AS n FROM custody_accounts WHERE account_number = 'NC-600006' AND custodian_id = 'north-custodian'`), 1);
     const again = await receive('north-custodian', 'again.xml', confirmation('CONF-2', [{ insurance: 'INS-100006', account: 'NC-600006' }]));
     assert.match(again.body, /<Code>CUSTODIAN_SWITCH_NOT_ORDERED<\/Code>/);
+  });
+
+  test('the 08:30 deadline expects the receiving custodian (not reporting daily otherwise) from the day the switch was ordered', async () => {
+    await recordCustodiansFirstSeen(db(), ['demo-custodian', 'north-custodian'], new Date('2026-11-01T00:00:00Z'));
+    const deps = { custodians: expectedCustodians(gateway.config.counterparties), mailSender: undefined, operationsAddress: undefined, log: gateway.log };
+    assert.deepEqual(deps.custodians, ['demo-custodian'], 'north-custodian has reports: false');
+    await db().transaction((tx) => checkReportDeadlines(tx, deps, ['2026-11-26', '2026-11-27'], new Date('2026-11-30T08:00:00Z')));
+    const { rows } = await db().query<{ custodian: string; kind: string; day: string }>(
+      `SELECT custodian_id AS custodian, kind, due_day::text AS day FROM custodian_report_deadlines WHERE status = 'missing' ORDER BY custodian_id, due_day, kind`);
+    assert.deepEqual(rows.filter((r) => r.custodian === 'north-custodian').map((r) => [r.day, r.kind]), [['2026-11-27', 'Holdings'], ['2026-11-27', 'Transactions']]);
+    assert.deepEqual(rows.filter((r) => r.custodian === 'demo-custodian').map((r) => r.day), ['2026-11-26', '2026-11-26', '2026-11-27', '2026-11-27']);
   });
 
   test("the releasing custodian's TransferOut and the receiving one's Holdings complete it: the account and custodian change with history; the waiting line is ordered at north-custodian", async () => {

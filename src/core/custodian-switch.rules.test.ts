@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { confirmationDecision, isOpenSwitch, moveComplete, switchRegistrationProblems, switchStalled, switchWaitReason } from './custodian-switch.rules.ts';
+import { confirmationDecision, isOpenSwitch, moveComplete, switchRegistrationProblems, switchReportDays, switchStalled, switchWaitReason } from './custodian-switch.rules.ts';
 
 const custodians = new Set(['demo-custodian', 'north-custodian']);
 const registration = {
@@ -70,5 +70,20 @@ describe('a stalled switch', () => {
   });
   test('a switch completed or closed never stalls', () => {
     expect(switchStalled({ status: 'completed', since: '2026-01-01', today: '2026-11-16', bankingDays: 5 })).toBe(false);
+  });
+});
+
+describe('the report deadlines during a switch', () => {
+  test('both custodians owe the days from the order through its end; one expected anyway is left out', () => {
+    const dueDays = ['2026-11-26', '2026-11-27', '2026-11-30', '2026-12-01'];
+    const parties = [
+      { custodianId: 'demo-custodian', from: '2026-11-27', through: '2026-11-30' },
+      { custodianId: 'north-custodian', from: '2026-11-27', through: '2026-11-30' },
+      { custodianId: 'south-custodian', from: '2026-11-30', through: null },
+    ];
+    expect(switchReportDays(parties, dueDays, new Set(['demo-custodian']))).toEqual(new Map([
+      ['north-custodian', ['2026-11-27', '2026-11-30']],
+      ['south-custodian', ['2026-11-30', '2026-12-01']],
+    ]));
   });
 });

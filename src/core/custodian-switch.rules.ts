@@ -142,3 +142,29 @@ export function switchSignText(input: { insuranceNumber: string; fromCustodian: 
     'Värdepapperen flyttas till den nya depån. Försäkringen består.',
   ].join('\n');
 }
+
+/** A custodian's part in a switch, as the report deadlines see it: from the order day through its end (completed or closed; none while open). */
+export interface SwitchParty {
+  readonly custodianId: string;
+  readonly from: IsoDate;
+  readonly through: IsoDate | null;
+}
+
+/**
+ * The due days on which custodians take part in a switch, by custodian: each of the two
+ * custodians owes its daily reports for every due day from the order through the switch's
+ * end, whether or not it reports daily otherwise (`reports: false`). Custodians in
+ * `alreadyExpected` are left out: they owe every day anyway.
+ */
+export function switchReportDays(parties: readonly SwitchParty[], dueDays: readonly IsoDate[], alreadyExpected: ReadonlySet<string>): Map<string, IsoDate[]> {
+  const days = new Map<string, Set<IsoDate>>();
+  for (const party of parties) {
+    if (alreadyExpected.has(party.custodianId)) continue;
+    const owed = dueDays.filter((day) => day >= party.from && (party.through === null || day <= party.through));
+    if (owed.length === 0) continue;
+    const set = days.get(party.custodianId) ?? new Set<IsoDate>();
+    for (const day of owed) set.add(day);
+    days.set(party.custodianId, set);
+  }
+  return new Map([...days].map(([custodianId, set]) => [custodianId, [...set].sort()]));
+}

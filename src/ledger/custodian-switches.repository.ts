@@ -282,3 +282,19 @@ export async function openSwitchesIdleSince(sql: Sql, before: Date): Promise<Swi
 function iso(value: Date | string): string {
   return value instanceof Date ? value.toISOString() : value;
 }
+
+/** The custodians of every switch ordered by `to` and not ended before `from`, with the days (Stockholm) they took part. */
+export async function switchPartiesBetween(sql: Sql, from: string, to: string): Promise<{ custodianId: string; from: string; through: string | null }[]> {
+  const { rows } = await sql.query<{ custodianId: string; from: string; through: string | null }>(
+    `WITH s AS (
+       SELECT from_custodian, to_custodian, (ordered_at AT TIME ZONE 'Europe/Stockholm')::date AS from_day,
+              (COALESCE(completed_at, closed_at) AT TIME ZONE 'Europe/Stockholm')::date AS through_day
+         FROM custodian_switches WHERE ordered_at IS NOT NULL)
+     SELECT c AS "custodianId", from_day::text AS "from", through_day::text AS "through"
+       FROM s CROSS JOIN LATERAL (VALUES (s.from_custodian), (s.to_custodian)) AS p(c)
+      WHERE from_day <= $2::date AND (through_day IS NULL OR through_day >= $1::date)
+      ORDER BY 1, 2`,
+    [from, to],
+  );
+  return rows;
+}

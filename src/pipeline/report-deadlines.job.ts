@@ -8,6 +8,8 @@ import type { Sql } from '../ledger/database.ts';
 import { listRecordedDeadlines, lockUnnotifiedReports, markNotified, recordMissingReports, type RecordedReportDeadline } from '../ledger/report-deadlines.repository.ts';
 import { annualNoticeText, annualReportStatuses, annualReportWindow, latestClosedAccountYear, type AnnualReportKind } from '../core/annual-report-deadlines.ts';
 import { custodiansFirstSeen } from '../ledger/custodians-first-seen.repository.ts';
+import { switchReportDays } from '../core/custodian-switch.rules.ts';
+import { switchPartiesBetween } from '../ledger/custodian-switches.repository.ts';
 import {
   custodiansWithAccountsOpenIn, listRecordedAnnualReports, lockUnnotifiedAnnualReports, markAnnualNotified, recordMissingAnnualReports, type RecordedAnnualReport,
 } from '../ledger/annual-report-deadlines.repository.ts';
@@ -91,8 +93,12 @@ export async function checkReportDeadlines(
   const last = dueDays.at(-1);
   if (first === undefined || last === undefined) return { recordedMissing: 0, notified: [] };
   const owes = await custodiansFirstSeen(tx);
-  const missing = reportStatuses({ custodians: deps.custodians, dueDays, arrivals: [], now })
-    .filter((r) => r.status === 'missing' && owes(r.custodianId, r.deadline));
+  // The two custodians of a switch owe their reports while it runs, even one not reporting daily otherwise (custodian-switch.rules.ts).
+  const switching = switchReportDays(await switchPartiesBetween(tx, first, last), dueDays, new Set(deps.custodians));
+  const missing = [
+    ...reportStatuses({ custodians: deps.custodians, dueDays, arrivals: [], now }),
+    ...[...switching].flatMap(([custodianId, days]) => reportStatuses({ custodians: [custodianId], dueDays: days, arrivals: [], now })),
+  ].filter((r) => r.status === 'missing' && owes(r.custodianId, r.deadline));
   const recordedMissing = await recordMissingReports(tx, missing, now);
   const unnotified = await lockUnnotifiedReports(tx, first, last);
   if (!(await mailNotice(deps, unnotified.length, () => noticeText(unnotified, now), 'report-deadlines', noticeId))) return { recordedMissing, notified: [] };
