@@ -257,4 +257,33 @@ describe.each(ENGINES)('custodian switch on %s', (_engine, engine) => {
     assert.equal(refused.statusCode, 422);
     assert.match(refused.body, /CUSTODIAN_SWITCH_NOT_ALLOWED: .* INS-100006 already has an open custodian switch/);
   });
+  test('staff close the stalled switch; a switch back with the new account named is confirmed by the receiving custodian\'s first Holdings of it', async () => {
+    const [stalled] = (await staff({ method: 'GET', url: '/api/custodian-switches?open=true' })).json() as { switchId: string }[];
+    const closed = await staff({ method: 'POST', url: `/api/custodian-switches/${stalled!.switchId}/close`, payload: { reason: 'the policyholder changed her mind' } });
+    assert.deepEqual([closed.statusCode, (closed.json() as { status: string }).status], [200, 'closed']);
+    const signCase = (await as({ method: 'GET', url: `/SignCase/${(closed.json() as { signCaseId: string }).signCaseId}` })).json() as { closed: string | null };
+    assert.equal(signCase.closed, 'the policyholder changed her mind', 'its sign case is closed with it');
+
+    const created = await as({ method: 'POST', url: '/Insurance/INS-100006/custodianswitch', payload: { toCustodian: 'demo-custodian', toAccount: 'DEPA-700006' } });
+    assert.equal(created.statusCode, 201, created.body);
+    const { switchId: back, signCaseId } = created.json() as { switchId: string; signCaseId: string };
+    const started = await as({ method: 'POST', url: `/SignCase/${signCaseId}/Sign`, payload: { role: 'policyholder', endUserIp: '192.0.2.10' } });
+    const { orderRef } = started.json() as { orderRef: string };
+    testBankId.server.control.signThrough(orderRef, ANNA);
+    assert.equal(((await as({ method: 'POST', url: `/SignCase/${signCaseId}/Collect`, payload: { orderRef } })).json() as { status: string }).status, 'complete');
+    assert.equal((await switchOf(back)).status, 'ordered');
+    const { rows: [order] } = await db().query<{ counterparty: string; body: string }>('SELECT counterparty_id AS counterparty, body FROM outgoing_documents WHERE document_id = $1', [`CSO-${back}`]);
+    assert.equal(order?.counterparty, 'north-custodian', 'the order goes to the custodian holding the insurance now');
+    assert.match(order!.body, /<AccountNumber>NC-600006<\/AccountNumber>\s*<ReceivingCustodian>\s*<OrganisationNumber>5560000001<\/OrganisationNumber>\s*<Name>demo-custodian<\/Name>\s*<AccountNumber>DEPA-700006<\/AccountNumber>/);
+
+    const holdings = await receive('demo-custodian', 'h-back.xml', holdingsReport('H-BACK', '2026-12-01', [
+      { accountNumber: 'DEPA-700006', cash: '0.00', positions: [{ isin: 'SE000DEPA010', quantity: '1000', marketValue: '251000.00' }] },
+    ]));
+    assert.equal(holdings.outcome, 'accepted', holdings.body);
+    const confirmed = await switchOf(back);
+    assert.equal(confirmed.status, 'confirmed', 'the first Holdings of the named account confirm it; the transfer out is still to come');
+    assert.deepEqual(confirmed.history.slice(-2).map((e) => [e.event, e.by, e.reason]), [
+      ['confirmed', 'demo-custodian', 'Holdings of the new account DEPA-700006'], ['value-arrived', 'demo-custodian', '251000.00 SEK in DEPA-700006'],
+    ]);
+  });
 });
