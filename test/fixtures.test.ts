@@ -29,14 +29,16 @@ const schemas = SchemaRegistry.load(join(PROJECT_ROOT, 'schemas'));
 const catalogue = new Catalogue();
 const paymentOrders = PaymentOrderSchema.load(PaymentOrderSchema.fileIn(join(PROJECT_ROOT, 'schemas')));
 /**
- * Documents the gateway only sends (no handler, no response): their fixtures are checked
- * against the schema alone — DebitAccounts and EngagementResponse (a direct query's XML
- * answer) against the catalogue's, the insurer's payment orders (ISO 20022
+ * Documents the gateway only sends (no handler, no response), and DirectQuery, a question
+ * over SSEK answered at once and never a message: their fixtures are checked against the
+ * schema alone — DebitAccounts, EngagementResponse (a direct query's XML answer) and
+ * DirectQuery against the catalogue's, the insurer's payment orders (ISO 20022
  * pain.001.001.03, a namespace of its own) against theirs.
  */
 const OUTGOING_TYPES: ReadonlyMap<string, (text: string) => unknown[]> = new Map([
   ['DebitAccounts', (text: string) => schemas.validate(text, 'DebitAccounts')],
   ['EngagementResponse', (text: string) => schemas.validate(text, 'EngagementResponse')],
+  ['DirectQuery', (text: string) => schemas.validate(text, 'DirectQuery')],
   ['CustodianSwitchOrder', (text: string) => schemas.validate(text, 'CustodianSwitchOrder')],
   ['CommissionStatement', (text: string) => schemas.validate(text, 'CommissionStatement')],
   ['InvoiceSpecification', (text: string) => schemas.validate(text, 'InvoiceSpecification')],

@@ -230,18 +230,18 @@ describe('SSEK WSDL used by a generated SOAP client', () => {
     const { client } = await clientFor(url, key);
     const described = (client.describe() as Record<string, Record<string, Record<string, { input: Parsed; output: Parsed }>>>).DepotGatewaySsek?.SsekPort ?? {};
     const catalogue = gateway.deps.catalogue;
-    assert.deepEqual(Object.keys(described).sort(), [...catalogue.names, 'GetResponse'].sort());
+    assert.deepEqual(Object.keys(described).sort(), [...catalogue.names, 'GetResponse', 'DirectQuery'].sort());
     assert.ok('Item[]' in (described.ChangeFee?.input ?? {}), 'ChangeFee is typed by ChangeFee.xsd');
     assert.deepEqual(Object.keys(described.GetResponse?.output ?? {}), ['MessageId', 'TxId', 'Status', 'Flow']);
     const messages = types.wsdl.find<libxml.Attribute>('/wsdl:definitions/wsdl:message/wsdl:part/@element', NS).map((element) => element.value());
     for (const answer of ['tns:Receipt', 'tns:MessageRejected', 'tns:ErrorCode', 'ssek:SSEK']) assert.ok(messages.includes(answer), `a message carries ${answer}`);
     const bound = types.wsdl.find('/wsdl:definitions/wsdl:binding/wsdl:operation/wsdl:*[self::wsdl:input or self::wsdl:output]/*[local-name()="header"]', NS);
-    assert.equal(bound.length, 2 * (catalogue.names.length + 1), 'the SSEK header is bound in every input and output');
+    assert.equal(bound.length, 2 * (catalogue.names.length + 2), 'the SSEK header is bound in every input and output (the catalogue, GetResponse and DirectQuery)');
   });
 
   test('every schema the WSDL names is served by the gateway as in schemas/, and compiles', async () => {
     const catalogue = gateway.deps.catalogue;
-    const documents = [...catalogue.names, ...catalogue.names.map((name) => catalogue.get(name)!.responseName), 'MessageRejected'];
+    const documents = [...catalogue.names, ...catalogue.names.map((name) => catalogue.get(name)!.responseName), 'MessageRejected', 'DirectQuery', 'EngagementResponse'];
     assert.deepEqual(new Set(types.locations), new Set(documents.map((name) => `${url}/xsd/${name}.xsd`)));
     assert.ok(types.fetched.has(`${url}/xsd/Types.xsd`), 'the includes of the included schemas are fetched from the gateway too');
     for (const [location, served] of types.fetched) {

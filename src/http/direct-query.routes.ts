@@ -1,12 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { stockholmDate } from '../core/calendar-date.ts';
-import { directQueryPower } from '../core/direct-query.policy.ts';
 import { isValidOrganisationNumber, isValidPersonalIdentityNumber } from '../core/identifiers.ts';
 import type { Database } from '../ledger/database.ts';
-import { powersOnCustomer, recordDirectQuery } from '../ledger/direct-queries.repository.ts';
-import { readEngagement } from '../ledger/engagement.repository.ts';
 import type { KnownParties } from '../ledger/insurance-view.repository.ts';
 import { engagementResponseXml } from '../messages/engagement-response.document.ts';
+import { answerDirectQuery } from '../pipeline/direct-query.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
 import { sendProblem } from './problem-details.ts';
 
@@ -59,20 +56,9 @@ export async function registerDirectQueryRoutes(app: FastifyInstance, options: D
       const code = customerId.length === 12 ? 'PERSONAL_IDENTITY_NUMBER_INVALID' : 'ORGANISATION_NUMBER_INVALID';
       return sendProblem(reply, code, 'The customerId fails its check digit or date.', [{ path: '$params.customerId', code, message: 'fails its check digit or date' }]);
     }
-    const caller = callerOf(request);
     const now = clock();
-    const today = stockholmDate(now);
     const answeredAs = prefersXml(request.headers.accept) ? 'xml' : 'json';
-    const answer = await db.transaction(async (tx) => {
-      const power = directQueryPower(caller, await powersOnCustomer(tx, customerId), today);
-      if (!power || caller.kind !== 'advisor-firm') return undefined;
-      const engagement = await readEngagement(tx, customerId, today, parties);
-      const queryId = await recordDirectQuery(tx, {
-        queriedAt: now, firmOrganisationNumber: caller.organisationNumber, clientId: caller.clientId, customerId,
-        power: { id: power.id, kind: power.kind }, answeredAs, insuranceCount: engagement.insurances.length,
-      });
-      return { queryId, power, engagement, firm: caller.organisationNumber };
-    });
+    const answer = await answerDirectQuery(db, callerOf(request), customerId, answeredAs, now, parties);
     if (!answer) throw notAvailable();
     if (answeredAs === 'xml') {
       const xml = engagementResponseXml({ messageId: `DQ-${answer.queryId}`, createdAt: now, advisorFirm: answer.firm, powerKind: answer.power.kind, engagement: answer.engagement });

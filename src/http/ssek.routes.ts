@@ -40,11 +40,19 @@ export async function registerSsekRoutes(app: FastifyInstance, options: SsekRout
   const endpoint = {
     db: deps.db, intake: options.intake, directory: options.directory, clock: deps.clock,
     maxXmlDepth: config.limits.maxXmlDepth, syncWaitMs: config.ssek.syncWaitMs,
+    directQuery: {
+      advisorFirms: new Map(config.counterparties.filter((c) => c.role === 'advisor-firm').map((c) => [c.id, c.organisationNumber])),
+      parties: config,
+    },
   };
-  const operations = deps.catalogue.names.flatMap((name) => {
-    const type = deps.catalogue.get(name);
-    return type ? [{ name, responseName: type.responseName }] : [];
-  });
+  const operations = [
+    ...deps.catalogue.names.flatMap((name) => {
+      const type = deps.catalogue.get(name);
+      return type ? [{ name, responseName: type.responseName }] : [];
+    }),
+    // A question answered at once (an advisor firm's direct query), not a document of the catalogue.
+    { name: 'DirectQuery', responseName: 'EngagementResponse' },
+  ];
   const schemas = readCatalogueSchemas(join(PROJECT_ROOT, 'schemas'));
   await app.register(async (ssek) => {
     // Every body is taken as bytes here, whatever its content type says: a sender posting

@@ -3,6 +3,10 @@ import { CATALOGUE_NAMESPACE } from '../../messages/catalogue-namespace.ts';
 import { getResponse } from '../../ledger/responses.repository.ts';
 import { findMessageByTxId, recordSsekTransaction } from '../../ledger/ssek-transactions.repository.ts';
 import type { Database } from '../../ledger/database.ts';
+import type { KnownParties } from '../../ledger/insurance-view.repository.ts';
+import { isValidOrganisationNumber, isValidPersonalIdentityNumber } from '../../core/identifiers.ts';
+import { engagementResponseXml } from '../../messages/engagement-response.document.ts';
+import { answerDirectQuery } from '../../pipeline/direct-query.ts';
 import type { IntakePort } from '../envelope.ts';
 import { isValidTxId, parseSsekRequest, type SsekFlow, type SsekRequest } from './ssek-envelope.ts';
 import { writeReceipt, writeSsekEnvelope } from './ssek-answer.ts';
@@ -33,6 +37,8 @@ export interface SsekEndpointOptions {
   readonly syncWaitMs: number;
   /** How often a synchronous request looks for its response. Default 25 ms. */
   readonly pollMs?: number;
+  /** The advisor firms among the SSEK counterparties (counterparty id → organisation number), who may send DirectQuery; and the names the engagement gives custodians. */
+  readonly directQuery?: { readonly advisorFirms: ReadonlyMap<string, string>; readonly parties: KnownParties };
 }
 
 export async function handleSsekRequest(options: SsekEndpointOptions, bytes: Uint8Array, certificate: ClientCertificate | undefined): Promise<string> {
@@ -45,9 +51,12 @@ export async function handleSsekRequest(options: SsekEndpointOptions, bytes: Uin
   // The timestamp is the sender's wall clock against ours, not the business date (`clock`), which tests and replays may fix.
   // Checked on a thread of its own: xml-crypto's work would hold the event loop (ws-security-thread.ts).
   if (party.signingCertificate) await verifyRequestSignatureOffThread(request, party.signingCertificate, new Date());
-  const body = request.documentName === 'GetResponse' && request.documentNamespace === CATALOGUE_NAMESPACE
+  const ours = request.documentNamespace === CATALOGUE_NAMESPACE;
+  const body = ours && request.documentName === 'GetResponse'
     ? await answerPull(options, party, request)
-    : await receiveDocument(options, party, request, request.txId);
+    : ours && request.documentName === 'DirectQuery'
+      ? await answerDirectQueryRequest(options, party, request)
+      : await receiveDocument(options, party, request, request.txId);
   const senderId = request.senderId ?? party.senderIds[0] ?? options.directory.insurerId;
   return writeSsekEnvelope({ senderId: options.directory.insurerId, receiverId: senderId, txId: request.txId }, body);
 }
@@ -86,6 +95,29 @@ async function answerPull(options: SsekEndpointOptions, party: SsekParty, reques
   const first = await findMessageByTxId(options.db, party.counterpartyId, txId);
   if (!first) throw new GatewayError('SSEK_TX_ID_NOT_FOUND', `Nothing was received from this sender with TxId ${txId}.`);
   return answerFor(options, first.id, txId, 'pull', 0);
+}
+
+/**
+ * A DirectQuery (`<DirectQuery><CustomerId>…</CustomerId></DirectQuery>`, schemas/DirectQuery.xsd)
+ * from an advisor firm: answered at once with the EngagementResponse, as
+ * GET /DirectQuery/{customerId} answers with Accept: application/xml, and recorded the
+ * same way (client `ssek:<counterparty>`). Like GetResponse it is a question, not a
+ * document: nothing enters the message store. A sender that is no advisor firm, a firm
+ * without a power on the customer and an unknown customer get the same fault.
+ */
+async function answerDirectQueryRequest(options: SsekEndpointOptions, party: SsekParty, request: SsekRequest): Promise<string> {
+  const customerId = request.documentRoot.children.find((child) => child.name === 'CustomerId')?.text.trim() ?? '';
+  if (!/^(\d{12}|\d{10})$/.test(customerId)) throw new GatewayError('SSEK_ENVELOPE_INVALID', 'DirectQuery needs a CustomerId: a personnummer (12 digits) or an organisation number (10 digits).');
+  if (customerId.length === 12 ? !isValidPersonalIdentityNumber(customerId) : !isValidOrganisationNumber(customerId)) {
+    throw new GatewayError(customerId.length === 12 ? 'PERSONAL_IDENTITY_NUMBER_INVALID' : 'ORGANISATION_NUMBER_INVALID', `CustomerId ${customerId} fails its check digit or date.`);
+  }
+  const firm = options.directQuery?.advisorFirms.get(party.counterpartyId);
+  const now = options.clock();
+  const answer = firm && options.directQuery
+    ? await answerDirectQuery(options.db, { kind: 'advisor-firm', organisationNumber: firm, clientId: `ssek:${party.counterpartyId}` }, customerId, 'xml', now, options.directQuery.parties)
+    : undefined;
+  if (!answer) throw new GatewayError('RESOURCE_NOT_FOUND', 'No engagement is available to this sender for that customer: a direct query needs an advisor firm holding a valid information or intermediation power of attorney on the customer.');
+  return engagementResponseXml({ messageId: `DQ-${answer.queryId}`, createdAt: now, advisorFirm: answer.firm, powerKind: answer.power.kind, engagement: answer.engagement });
 }
 
 /** The message's response, waiting for it up to `waitMs`; a receipt when it is not ready by then. */
