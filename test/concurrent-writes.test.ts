@@ -382,6 +382,37 @@ const ROWS: Readonly<Record<string, (bench: Bench) => Promise<void>>> = {
     assert.equal(await count(b, `SELECT count(*) AS n FROM payout_request_events e JOIN payout_requests r USING (request_id) WHERE r.insurance_number = $1 AND e.event = 'closed'`, [insurance]), AT_ONCE - 1, 'each closed once');
   },
 
+  'POST /Insurance/:insuranceNumber/custodianswitch': async (b) => {
+    const insurance = await issueInsurance(b);
+    const { answers } = await b.burst(times((i) => restCall(b, i, 'POST', `/Insurance/${insurance}/custodianswitch`, { toCustodian: 'north-custodian' })));
+    assert.deepEqual(tally(answers), { 201: 1, '422 CUSTODIAN_SWITCH_NOT_ALLOWED': AT_ONCE - 1 }, 'one open switch per insurance');
+    assert.equal(await count(b, `SELECT count(*) AS n FROM custodian_switches s JOIN sign_cases c ON c.subject_kind = 'custodian-switch' AND c.subject_id = s.switch_id WHERE s.insurance_number = $1`, [insurance]), 1, 'one switch, one sign case');
+  },
+
+  'POST /api/custodian-switches': async (b) => {
+    const insurance = await issueInsurance(b);
+    const { answers } = await b.burst(times((i) => staffCall('POST', '/api/custodian-switches', { insuranceNumber: insurance, toCustodian: 'north-custodian', channel: 'paper-form', reference: `form ${i}` })));
+    assert.deepEqual(tally(answers), { 201: 1, '422 CUSTODIAN_SWITCH_NOT_ALLOWED': AT_ONCE - 1 });
+    assert.equal(await count(b, 'SELECT count(*) AS n FROM custodian_switches WHERE insurance_number = $1', [insurance]), 1);
+  },
+
+  'POST /api/custodian-switches/:id/close': async (b) => {
+    const insurance = await issueInsurance(b);
+    const made = await expectStatus(b, staffCall('POST', '/api/custodian-switches', { insuranceNumber: insurance, toCustodian: 'north-custodian', channel: 'e-service', reference: 'case 1' }), 201);
+    const { switchId } = json<{ switchId: string }>(made);
+    const { answers } = await b.burst(times(() => staffCall('POST', `/api/custodian-switches/${switchId}/close`, { reason: 'given up' })));
+    assert.deepEqual(tally(answers), { 200: 1, '404 RESOURCE_NOT_FOUND': AT_ONCE - 1 });
+    assert.equal(await count(b, `SELECT count(*) AS n FROM custodian_switch_events WHERE switch_id = $1 AND event = 'closed'`, [switchId]), 1, 'closed once');
+  },
+
+  'POST /console/custodian-switches': async (b) => {
+    const insurance = await issueInsurance(b);
+    const session = await consoleSession(b);
+    const { answers } = await b.burst(times((i) => consoleForm(session, '/console/custodian-switches', { insuranceNumber: insurance, toCustodian: 'north-custodian', channel: 'paper-form', reference: `form ${i}` })));
+    assert.deepEqual(tally(answers), { 201: 1, 422: AT_ONCE - 1 });
+    assert.equal(await count(b, `SELECT count(*) AS n FROM custodian_switch_events e JOIN custodian_switches s USING (switch_id) WHERE s.insurance_number = $1 AND e.event = 'requested' AND e.by = 'staff:staff'`, [insurance]), 1);
+  },
+
   'POST /api/debit-runs': async (b) => {
     // The custodian reported the demo accounts' values at the end of Q3, as its Holdings would.
     await b.gateway.deps.db.query(`INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)

@@ -67,7 +67,10 @@ export async function openBench(
     if (counterparty.id === 'demo-employer') return { ...counterparty, ssek: { signingCertificatePath: shared.employerSigning.cert } };
     if (counterparty.id === 'demo-custodian') return { ...counterparty, rest: { password: CUSTODIAN_PASSWORD } };
     return counterparty;
-  });
+  }).concat([
+    // A second custodian, for the custodian switches' rows; it does not report daily (no missing-report notices).
+    { id: 'north-custodian', name: 'North Custodian AB', organisationNumber: '5560000019', role: 'custodian', messageTypes: ['custodian-reporting'], reports: false },
+  ]);
   const gateway = await startTestGateway({
     ...options,
     roles: ['api', 'worker'],
