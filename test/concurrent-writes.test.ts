@@ -413,6 +413,45 @@ const ROWS: Readonly<Record<string, (bench: Bench) => Promise<void>>> = {
     assert.equal(await count(b, `SELECT count(*) AS n FROM custodian_switch_events e JOIN custodian_switches s USING (switch_id) WHERE s.insurance_number = $1 AND e.event = 'requested' AND e.by = 'staff:staff'`, [insurance]), 1);
   },
 
+  'POST /api/insurances/:number/transfer-money': async (b) => {
+    // An insurer's leaflet registers a transfer in, awaiting its money; twenty staff record the money at once.
+    const leaflet = await readFile(join(PROJECT_ROOT, 'fixtures', 'TransferLeaflet', 'valid', 'private-pension-moves-in.xml'), 'utf8');
+    const sent = await expectStatus(b, { path: '/api/messages?from=demo-insurer&name=leaflet-in.xml', init: { method: 'POST', headers: { authorization: STAFF_BASIC, 'content-type': 'application/xml' }, body: leaflet } }, 202);
+    const { messageId } = json<{ messageId: string }>(sent);
+    const insurance = await waitFor(async () => (await rows<{ insurance_number: string }>(b, 'SELECT insurance_number FROM transfer_leaflets_in WHERE message_id = $1', [messageId]))[0]?.insurance_number, 'the transfer in registered');
+    const { answers } = await b.burst(times(() => staffCall('POST', `/api/insurances/${insurance}/transfer-money`, { date: TODAY, custodian: 'demo-custodian' })));
+    assert.deepEqual(tally(answers), { 201: 1, '409 TRANSFER_MONEY_ALREADY_RECORDED': AT_ONCE - 1 });
+    assert.equal(await count(b, 'SELECT count(*) AS n FROM custody_accounts WHERE account_number = (SELECT custody_account FROM insurances WHERE insurance_number = $1)', [insurance]), 1, 'one custody account');
+    assert.equal(await count(b, 'SELECT count(*) AS n FROM transfer_leaflets_in WHERE insurance_number = $1 AND money_received_on IS NOT NULL', [insurance]), 1);
+  },
+
+  'POST /api/invoice-specifications': async (b) => {
+    // A month the calendar has not made (it made the last two at start): made once, whoever asks first.
+    const { answers } = await b.burst(times(() => staffCall('POST', '/api/invoice-specifications', { month: '2026-08' })));
+    assert.deepEqual(tally(answers), { 201: 1, 200: AT_ONCE - 1 });
+    const made = json<{ created: { documentId: string }[] }>(answers.find((answer) => answer.status === 201)!).created;
+    assert.ok(made.length > 0);
+    assert.ok(answers.filter((answer) => answer.status === 200).every((answer) => json<{ created: unknown[] }>(answer).created.length === 0), 'the repeats make nothing new');
+    assert.equal(await count(b, `SELECT count(*) AS n FROM invoice_specifications WHERE month = '2026-08'`), made.length, 'one per agreement');
+  },
+
+  'POST /api/invoice-specifications/:id/send-again': async (b) => {
+    const [spec] = await rows<{ document_id: string }>(b, 'SELECT document_id FROM invoice_specifications ORDER BY document_id LIMIT 1');
+    assert.ok(spec, 'a specification made at start');
+    const { answers } = await b.burst(times((i) => staffCall('POST', `/api/invoice-specifications/${spec.document_id}/send-again`, { reason: `asked again ${i}` })));
+    assert.deepEqual(tally(answers), { 202: AT_ONCE });
+    assert.equal(await count(b, `SELECT count(*) AS n FROM staff_audit WHERE action = 'send-again' AND subject = $1 AND reason LIKE 'asked again %'`, [spec.document_id]), AT_ONCE, 'each audited');
+  },
+
+  'POST /console/invoice-specifications/:id/send-again': async (b) => {
+    const [spec] = await rows<{ document_id: string }>(b, 'SELECT document_id FROM invoice_specifications ORDER BY document_id DESC LIMIT 1');
+    assert.ok(spec, 'a specification made at start');
+    const session = await consoleSession(b);
+    const { answers } = await b.burst(times((i) => consoleForm(session, `/console/invoice-specifications/${spec.document_id}/send-again`, { reason: `console ${i}` })));
+    assert.deepEqual(tally(answers), { 303: AT_ONCE });
+    assert.equal(await count(b, `SELECT count(*) AS n FROM staff_audit WHERE action = 'send-again' AND subject = $1 AND reason LIKE 'console %'`, [spec.document_id]), AT_ONCE, 'each audited');
+  },
+
   'POST /api/debit-runs': async (b) => {
     // The custodian reported the demo accounts' values at the end of Q3, as its Holdings would.
     await b.gateway.deps.db.query(`INSERT INTO custody_valuations (account_number, as_of, cash, positions_value, total_value, position_count, message_id)
