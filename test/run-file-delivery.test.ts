@@ -65,8 +65,10 @@ interface Recorded {
   readonly delivery_target: string | null;
 }
 
+/** The runs' recorded documents (not the month's invoice specifications the worker also makes at start). */
 const recorded = async (db: Database) =>
-  (await db.query<Recorded>('SELECT document_id, file_name, body, delivered_at, delivery_target FROM outgoing_documents ORDER BY document_id')).rows;
+  (await db.query<Recorded>(`SELECT document_id, file_name, body, delivered_at, delivery_target FROM outgoing_documents
+                              WHERE document_id NOT IN (SELECT document_id FROM invoice_specifications) ORDER BY document_id`)).rows;
 
 const attempts = async (db: Database, documentId: string) =>
   (await db.query<{ channel: string | null; target: string | null; outcome: string; error: string | null }>(
