@@ -27,7 +27,9 @@ const catalogue = new Catalogue();
 /** Codes a generated document may be answered with: rules, not failures of the gateway or of the generator. */
 const RULE_CODES = new Set(
   Object.entries(ERROR_CODES)
-    .filter(([code, info]) => info.scope === 'item' || ['AGREEMENT_UNKNOWN', 'EMPLOYER_MISMATCH', 'SENDER_NOT_AUTHORISED', 'DUPLICATE_DOCUMENT', 'CUSTODIAN_MISMATCH', 'REPORT_YEAR_OUT_OF_RANGE', 'ORGANISATION_NUMBER_INVALID', 'ADVISOR_FIRM_UNKNOWN'].includes(code))
+    .filter(([code, info]) => info.scope === 'item' || ['AGREEMENT_UNKNOWN', 'EMPLOYER_MISMATCH', 'SENDER_NOT_AUTHORISED', 'DUPLICATE_DOCUMENT', 'CUSTODIAN_MISMATCH', 'REPORT_YEAR_OUT_OF_RANGE', 'ORGANISATION_NUMBER_INVALID', 'ADVISOR_FIRM_UNKNOWN',
+      // A transfer leaflet is one insurance: its rules reject it whole.
+      'TRANSFER_LEAFLET_MISADDRESSED', 'INSURER_MISMATCH', 'TAX_CATEGORY_MISMATCH', 'TRANSFER_CONDITIONS_INVALID', 'TRANSFER_VALUE_DATE_IN_FUTURE', 'INSURANCE_TYPE_NOT_OFFERED', 'TRANSFER_ALREADY_REGISTERED'].includes(code))
     .map(([code]) => code),
 );
 
@@ -49,7 +51,7 @@ describe('documents generated from the request schemas', () => {
       const codes = new Map<string, number>();
       const database = await createTestDatabase(template.name);
       const gateway = await startTestGateway({ roles: [], inline: true, database });
-      const sender = type.family === 'custodian-reporting' ? 'demo-custodian' : type.family === 'advisor-reporting' ? 'demo-advisor-firm' : 'demo-employer';
+      const sender = ({ 'custodian-reporting': 'demo-custodian', 'advisor-reporting': 'demo-advisor-firm', 'insurer-transfer': 'demo-insurer' } as Record<string, string>)[type.family] ?? 'demo-employer';
       try {
         // A commission file's fees need the firm's intermediation power on the policyholder (the demo employer).
         if (type.family === 'advisor-reporting') {
@@ -59,7 +61,8 @@ describe('documents generated from the request schemas', () => {
         for (let index = 0; index < PER_TYPE; index++) {
           const seed = hashSeed(`${name}:${index}`);
           const generated = generateDocument(model, name, new Random(seed));
-          const xml = name === 'CostAndCharges' && index % 2 === 0 ? balanceCostAccounts(generated) : generated;
+          const xml = name === 'CostAndCharges' && index % 2 === 0 ? balanceCostAccounts(generated)
+            : name === 'TransferLeaflet' ? betweenTheDemoInsurers(generated) : generated;
           const where = `${name} seed ${seed}:\n${xml}`;
           assert.deepEqual(schemas.validate(xml, name), [], `the generated document is schema-valid (${where})`);
 
@@ -82,8 +85,11 @@ describe('documents generated from the request schemas', () => {
           }
           if (result.status !== 'duplicate') tally[result.outcome] += 1;
         }
-        // Generated documents lean on the demo ledger's facts; some must get through the rules.
-        assert.ok(tally.accepted + tally.partially_accepted > 0, `no generated ${name} document had an item accepted: ${JSON.stringify(tally)}, codes ${JSON.stringify(Object.fromEntries(codes))}`);
+        // Generated documents lean on the demo ledger's facts; some must get through the rules —
+        // except where an item must name what no generated document can (every one then answered by a rule).
+        const unreachable = NONE_ACCEPTABLE.get(name);
+        if (unreachable) assert.equal(tally.rejected, PER_TYPE, `every ${name} rejected by a rule: ${unreachable}`);
+        else assert.ok(tally.accepted + tally.partially_accepted > 0, `no generated ${name} document had an item accepted: ${JSON.stringify(tally)}, codes ${JSON.stringify(Object.fromEntries(codes))}`);
       } finally {
         await gateway.destroy();
         await database.drop();
@@ -91,6 +97,25 @@ describe('documents generated from the request schemas', () => {
     });
   }
 });
+
+/**
+ * Types no generated document can get through: a CustodianSwitchConfirmation confirms an
+ * insurance with an open custodian switch ordered to its sender, which a random insurance
+ * number never has; a TransferLeaflet is one insurance, rejected whole by the first of its
+ * rules random values break. Their documents are still generated, validated and answered
+ * by a rule (their end-to-end tests have the accepted ones).
+ */
+const NONE_ACCEPTABLE: ReadonlyMap<string, string> = new Map([
+  ['CustodianSwitchConfirmation', 'its items must name an insurance with an open custodian switch to the sender'],
+  ['TransferLeaflet', 'a leaflet is accepted only whole, with valid personal identity numbers and conditions and a tax category that agree with its insurance type, which random values all but never give'],
+]);
+
+/** A generated leaflet sent by the demo insurer (5164012345) to us (the default insurer number), as a real one is. */
+function betweenTheDemoInsurers(xml: string): string {
+  return xml
+    .replace(/<ReleasingInsurer>[^<]*<\/ReleasingInsurer>/, '<ReleasingInsurer>5164012345</ReleasingInsurer>')
+    .replace(/<ReceivingInsurer>[^<]*<\/ReceivingInsurer>/, '<ReceivingInsurer>5560360793</ReceivingInsurer>');
+}
 
 /** A stable 32-bit seed from a string (FNV-1a). */
 function hashSeed(text: string): number {

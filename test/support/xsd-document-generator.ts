@@ -185,8 +185,12 @@ function valueOf(model: SchemaModel, name: string, typeRef: string | TypeDef, ra
     case 'xs:positiveInteger':
     case 'xs:int':
     case 'xs:integer':
-    case 'xs:nonNegativeInteger':
-      return String(random.int(builtin === 'xs:positiveInteger' ? 1 : 0, 9999));
+    case 'xs:nonNegativeInteger': {
+      // Within the type's inclusive bounds where it has them (an age of 0–100), else 0 (1) to 9999.
+      const low = Math.max(builtin === 'xs:positiveInteger' ? 1 : 0, Number(facets.minInclusive ?? 0));
+      const high = Math.min(9999, Number(facets.maxInclusive ?? 9999));
+      return String(random.int(low, Math.max(low, high)));
+    }
     case 'xs:boolean':
       return random.pick(['true', 'false']);
     default:
