@@ -73,6 +73,8 @@ CREATE TABLE custodian_switch_events (
   message_id  text
 );
 CREATE INDEX custodian_switch_events_by_switch ON custodian_switch_events (switch_id, id);
+-- The message detail's ledger view reads the events a document recorded (a confirmation, Holdings, Transactions).
+CREATE INDEX custodian_switch_events_by_message ON custodian_switch_events (message_id) WHERE message_id IS NOT NULL;
 
 CREATE TABLE custodian_switch_waits (
   switch_id         text NOT NULL REFERENCES custodian_switches(switch_id),
