@@ -21,7 +21,7 @@ import { startTestGateway, type TestGateway, type TestGatewayOptions } from './s
 import { registerCompanySignatories, signCase, type RestCall } from './support/application-signing.ts';
 import { startTestBankId, type TestBankId } from './support/bankid.ts';
 import { hashSecret } from '../src/config/secret-hash.ts';
-import type { ServedRoute } from '../src/http/server.ts';
+import type { ServedRoute } from '../src/http/server-options.ts';
 
 const FIRM = '5565555553';
 const OTHER_FIRM = '5567777775';

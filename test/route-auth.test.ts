@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { startTestGateway, type TestGateway } from './support/harness.ts';
 import { hashSecret } from '../src/config/secret-hash.ts';
-import type { ServedRoute } from '../src/http/server.ts';
+import type { ServedRoute } from '../src/http/server-options.ts';
 
 /**
  * Routes answered without credentials, and why. Each is matched against the walked list

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../core/gateway-error.ts';
 import { listApplicationNotices } from '../ledger/application-notices.repository.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 
 /**
  * The staff view of the notices that an application went to manual review, for the

@@ -4,7 +4,7 @@ import { GatewayError } from '../core/gateway-error.ts';
 import {
   decideApplication, findApplication, listApplications, type ApplicationStatus, type ApplicationSummary, type ReviewDecision,
 } from '../ledger/applications.repository.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 import { staffUserOf } from './staff-user.ts';
 
 export const APPLICATION_STATUSES: readonly ApplicationStatus[] = ['received', 'awaiting-signature', 'under-review', 'approved', 'rejected', 'issued', 'expired'];

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { listChannelHealth } from '../ledger/channel-health.repository.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 
 /**
  * The staff view of the counterparties' servers and the mailbox, for the console and

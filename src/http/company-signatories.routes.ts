@@ -6,7 +6,7 @@ import {
   companySigningRegister, registerCompanySignatory, revokeCompanySignatory, setCompanySigningRule, type NewCompanySignatory,
 } from '../ledger/company-signatories.repository.ts';
 import { readRevokeReason } from './powers-of-attorney.routes.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 import { staffUserOf } from './staff-user.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { expectedCustodians, listAnnualCustodianReports, listCustodianReports } from '../pipeline/report-deadlines.job.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 
 /**
  * The staff view of custodian report deadlines, for the console and

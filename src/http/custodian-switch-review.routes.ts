@@ -4,7 +4,7 @@ import { findSwitch, listSwitches, type SwitchRecord } from '../ledger/custodian
 import { closeCustodianSwitch, registerSwitchForCustomer } from '../pipeline/custodian-switch.ts';
 import { STAFF_REQUEST_CHANNELS, type StaffRequestChannel } from '../pipeline/withdrawal-request.ts';
 import { readApplicationLimit } from './application-review.routes.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 import { staffUserOf } from './staff-user.ts';
 
 /**

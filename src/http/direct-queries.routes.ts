@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../core/gateway-error.ts';
 import { listDirectQueries, type DirectQueryFilter } from '../ledger/direct-queries.repository.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 
 /**
  * The staff view of the record of direct queries: GET /api/direct-queries lists, newest

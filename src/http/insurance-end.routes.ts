@@ -4,7 +4,7 @@ import { readBeneficiary } from '../core/death-benefit.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import { INSURANCE_END_CAUSES, type EndOutcome, type InsuranceEnd, type InsuranceEndCause } from '../ledger/insurance-end.repository.ts';
 import { recordEndWithLeaflet } from '../pipeline/transfer-leaflet-out.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 import { staffUserOf } from './staff-user.ts';
 
 /**

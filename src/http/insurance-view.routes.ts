@@ -3,7 +3,7 @@ import { stockholmDate } from '../core/calendar-date.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import { findInsuranceView, type InsuranceView, type KnownParties } from '../ledger/insurance-view.repository.ts';
 import type { Sql } from '../ledger/database.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 
 /**
  * The staff view of any one insurance: GET /api/insurances/:number — policyholder,

@@ -7,7 +7,7 @@ import {
   invoiceSpecificationDepsFrom, makeInvoiceSpecifications, sendInvoiceSpecificationAgain,
 } from '../pipeline/invoice-specification.job.ts';
 import { readApplicationLimit } from './application-review.routes.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 import { staffUserOf } from './staff-user.ts';
 
 /**

@@ -3,7 +3,7 @@ import { GatewayError } from '../core/gateway-error.ts';
 import { personStateAsOf } from '../core/person-history.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
 import { readPersonHistory } from '../ledger/person-history.repository.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 
 /**
  * Staff reads of the policy ledger: a person's plan history under an agreement and

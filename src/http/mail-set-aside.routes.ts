@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { listSetAsideMail, setAsideLimit } from '../ledger/mail-set-aside.repository.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 
 /**
  * The staff view of mail the mailbox channel set aside (unknown sender, no XML

@@ -7,7 +7,7 @@ import { getMessage, listEvents, listMessages, type MessageStatus } from '../led
 import { getResponse, listDeliveries } from '../ledger/responses.repository.ts';
 import { replayMessage } from '../pipeline/replay.ts';
 import { newSubmissionKey } from '../pipeline/message-id.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 import { readSubmissionBody } from './submission-body.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 
 /**
  * GET /metrics: the process's metrics in the Prometheus text format

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../core/gateway-error.ts';
 import { findPaymentOrder, listPaymentOrders } from '../ledger/payment-orders.repository.ts';
 import { readApplicationLimit } from './application-review.routes.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 
 /**
  * The insurer's payment orders for its finance staff (read-only, behind staff auth):

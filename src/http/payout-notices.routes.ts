@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../core/gateway-error.ts';
 import { listPayoutNotices, payoutNoticeLetter } from '../pipeline/payout-notices.job.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 
 /**
  * The staff view of payout notices, for the console and `depot-gateway

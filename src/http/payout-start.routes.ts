@@ -6,7 +6,7 @@ import { findPayoutStartFacts } from '../ledger/payout-start.repository.ts';
 import { closeOpenRequest } from '../pipeline/payout-request.ts';
 import { checkPayoutStart } from '../pipeline/payout-start-check.ts';
 import { schedulePayout } from '../pipeline/payout-run.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 import { staffUserOf } from './staff-user.ts';
 
 /**

@@ -8,7 +8,7 @@ import { collectPersonData, holdsAnything, type PersonData } from '../ledger/per
 import { appendStaffAudit } from '../ledger/staff-audit.repository.ts';
 import type { Database } from '../ledger/database.ts';
 import type { KnownParties } from '../ledger/insurance-view.repository.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 import { staffUserOf } from './staff-user.ts';
 
 /** What a subject-access export holds: the person's rows and documents, and their engagement as the direct query gives it. */

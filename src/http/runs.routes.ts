@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { runDepsFrom } from '../pipeline/debit-run.ts';
 import { awaitRunDeliveries, makeRequestedRun, readDebitRunRequest, readPayoutRunRequest, type RunRequest } from '../pipeline/requested-run.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 
 /**
  * Debit and payout runs asked for by staff on a running gateway: POST /api/debit-runs

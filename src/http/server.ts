@@ -1,13 +1,10 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
-import type { GatewayConfig } from '../config/config.schema.ts';
-import type { IntakePort } from '../channels/envelope.ts';
-import type { PipelineDeps } from '../pipeline/pipeline-deps.ts';
 import { Queue } from 'bullmq';
-import { STAGES, type PipelineQueues } from '../pipeline/queues.ts';
+import type { HttpServerOptions, ServedRoute } from './server-options.ts';
+import { STAGES } from '../pipeline/queues.ts';
 import { CALENDAR_QUEUE } from '../pipeline/calendar.scheduler.ts';
 import { requireStaff } from './staff-auth.ts';
 import { LoginThrottle } from './login-throttle.ts';
@@ -52,32 +49,6 @@ import { REQUEST_SUMMARY_EVERY_MS, logRequests, quietRequestLogging } from './re
  * credentials the queue dashboard (/admin/queues) and the message API (/api/messages).
  * Errors are GatewayErrors mapped to their registered HTTP status here, at the edge.
  */
-export interface HttpServerOptions {
-  readonly config: Readonly<GatewayConfig>;
-  readonly deps: PipelineDeps;
-  readonly intake: IntakePort;
-  readonly queues: PipelineQueues | undefined;
-  readonly log: Logger;
-  /** Who is who on the SSEK endpoint; built from the config when not given. */
-  readonly ssekDirectory?: SsekDirectory;
-}
-
-/** One method and URL pattern the server answers (`/api/messages/:id`). */
-export interface ServedRoute {
-  readonly method: string;
-  readonly url: string;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /**
-     * Every route the server answers, as registered, plugins' routes included: the
-     * route-authentication test walks all of them, so a route added later is checked too.
-     */
-    readonly servedRoutes: readonly ServedRoute[];
-  }
-}
-
 export async function buildHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
   const { config, deps, queues } = options;
   const throttle = new LoginThrottle(config.loginFailuresPerMinute);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { addDays, isIsoDate, stockholmDate } from '../core/calendar-date.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import { recordTransferMoney } from '../ledger/transfer-leaflets.repository.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 
 /**
  * Staff record that the money of a transfer in has arrived (docs/transfer-leaflet.md):

@@ -6,7 +6,7 @@ import { runDepsFrom } from '../pipeline/debit-run.ts';
 import { decideWithdrawal } from '../pipeline/withdrawal-order.ts';
 import { registerRequestForCustomer, type StaffRequestChannel } from '../pipeline/withdrawal-request.ts';
 import { readApplicationLimit } from './application-review.routes.ts';
-import type { HttpServerOptions } from './server.ts';
+import type { HttpServerOptions } from './server-options.ts';
 import { staffUserOf } from './staff-user.ts';
 
 export const WITHDRAWAL_STATUSES: readonly StoredWithdrawalStatus[] = ['requested', 'approved', 'signed', 'rejected', 'ordered'];

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { maskPersonalIdentityNumbers } from '../../core/identifiers.ts';
 import { listStaffAudit } from '../../ledger/staff-audit.repository.ts';
-import type { HttpServerOptions } from '../server.ts';
+import type { HttpServerOptions } from '../server-options.ts';
 import { registerDirectQueriesPage } from './direct-queries.page.ts';
 import { html } from './html.ts';
 import { formatTime, notice, page } from './layout.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { listChannelHealth, type ChannelHealthView } from '../../ledger/channel-health.repository.ts';
-import type { HttpServerOptions } from '../server.ts';
+import type { HttpServerOptions } from '../server-options.ts';
 import { html } from './html.ts';
 import { formatTime, listTable, page, type Column } from './layout.ts';
 

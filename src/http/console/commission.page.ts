@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { listCommissionLines, listCommissionStatements, type CommissionLineView, type CommissionStatementView } from '../../ledger/commission.repository.ts';
-import type { HttpServerOptions } from '../server.ts';
+import type { HttpServerOptions } from '../server-options.ts';
 import { html } from './html.ts';
 import { insuranceLink } from './insurance-link.ts';
 import { formatTime, listTable, page, type Column } from './layout.ts';

@@ -3,7 +3,7 @@ import type { MailSender } from '../../channels/mail/mail-sender.ts';
 import { createSmtpSender } from '../../channels/mail/smtp.sender.ts';
 import { isGatewayError } from '../../core/gateway-error.ts';
 import type { LoginThrottle } from '../login-throttle.ts';
-import type { HttpServerOptions } from '../server.ts';
+import type { HttpServerOptions } from '../server-options.ts';
 import { registerAuditPage } from './audit.page.ts';
 import { registerChannelsPage } from './channels.page.ts';
 import { registerInsurancePage } from './insurance.page.ts';

@@ -3,7 +3,7 @@ import { stockholmDate } from '../../core/calendar-date.ts';
 import { maskPersonalIdentityNumbers } from '../../core/identifiers.ts';
 import type { InsuranceView } from '../../ledger/insurance-view.repository.ts';
 import { insuranceOrThrow } from '../insurance-view.routes.ts';
-import type { HttpServerOptions } from '../server.ts';
+import type { HttpServerOptions } from '../server-options.ts';
 import { html, type Html } from './html.ts';
 import { formatTime, listTable, page, type Column } from './layout.ts';
 

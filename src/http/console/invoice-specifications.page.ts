@@ -3,7 +3,7 @@ import { GatewayError } from '../../core/gateway-error.ts';
 import { findInvoiceSpecification, listInvoiceSpecifications, type InvoiceSpecificationRow } from '../../ledger/invoice-specifications.repository.ts';
 import { listOutgoingDeliveries } from '../../ledger/outgoing-documents.repository.ts';
 import { invoiceSpecificationDepsFrom, sendInvoiceSpecificationAgain } from '../../pipeline/invoice-specification.job.ts';
-import type { HttpServerOptions } from '../server.ts';
+import type { HttpServerOptions } from '../server-options.ts';
 import { html } from './html.ts';
 import { formatTime, listTable, notice, page, type Column } from './layout.ts';
 import { highlightXml } from './xml-view.ts';

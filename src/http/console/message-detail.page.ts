@@ -7,7 +7,7 @@ import { getMessage, listEvents, type StoredMessage } from '../../ledger/message
 import { getResponse, listDeliveries } from '../../ledger/responses.repository.ts';
 import { appendStaffAudit } from '../../ledger/staff-audit.repository.ts';
 import { replayMessage } from '../../pipeline/replay.ts';
-import type { HttpServerOptions } from '../server.ts';
+import type { HttpServerOptions } from '../server-options.ts';
 import { html, type Html } from './html.ts';
 import { insuranceLink } from './insurance-link.ts';
 import { formatTime, notice, page } from './layout.ts';

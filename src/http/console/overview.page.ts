@@ -8,7 +8,7 @@ import { listChannelHealth } from '../../ledger/channel-health.repository.ts';
 import { listWithdrawalRequests } from '../../ledger/withdrawal-requests.repository.ts';
 import { listPayoutNotices } from '../../pipeline/payout-notices.job.ts';
 import { expectedCustodians, listCustodianReports } from '../../pipeline/report-deadlines.job.ts';
-import type { HttpServerOptions } from '../server.ts';
+import type { HttpServerOptions } from '../server-options.ts';
 import { html, type Html } from './html.ts';
 import { page } from './layout.ts';
 import { perMinuteChart } from './per-minute-chart.ts';

@@ -4,7 +4,7 @@ import type { StoredWithdrawalStatus } from '../../core/withdrawal-request.rules
 import { listApplications, type ApplicationStatus, type ApplicationSummary } from '../../ledger/applications.repository.ts';
 import { listWithdrawalRequests, type WithdrawalSummary } from '../../ledger/withdrawal-requests.repository.ts';
 import { APPLICATION_STATUSES } from '../application-review.routes.ts';
-import type { HttpServerOptions } from '../server.ts';
+import type { HttpServerOptions } from '../server-options.ts';
 import { WITHDRAWAL_STATUSES } from '../withdrawal-review.routes.ts';
 import { html } from './html.ts';
 import { insuranceLink } from './insurance-link.ts';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { listHeldTaxes, type HeldTaxEntry } from '../../ledger/held-yield-taxes.repository.ts';
 import { listRuns, type RunListEntry } from '../../ledger/run-list.repository.ts';
 import { registerCommissionPage } from './commission.page.ts';
-import type { HttpServerOptions } from '../server.ts';
+import type { HttpServerOptions } from '../server-options.ts';
 import { html } from './html.ts';
 import { insuranceLink } from './insurance-link.ts';
 import { choices, formatTime, listTable, notice, page, type Column } from './layout.ts';

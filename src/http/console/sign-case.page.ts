@@ -11,7 +11,7 @@ import { liveSignLinkExpiries, signatoryKey } from '../../ledger/sign-links.repo
 import { appendStaffAudit } from '../../ledger/staff-audit.repository.ts';
 import { whyNotToSign } from '../../pipeline/sign-case-signing.ts';
 import { issueSignLink, signLinkUrl } from '../../pipeline/sign-links.ts';
-import type { HttpServerOptions } from '../server.ts';
+import type { HttpServerOptions } from '../server-options.ts';
 import { signingPageBaseUrl } from '../signing.ts';
 import { html, trusted } from './html.ts';
 import { formatTime, notice, page } from './layout.ts';
