@@ -57,7 +57,7 @@ import { RecordedChannelHealth, observingFailures } from './channels/channel-hea
 import { recordChannelHealth } from './ledger/channel-health.repository.ts';
 import { GatewayMetrics } from './observability/gateway-metrics.ts';
 import { countDeadMessages } from './ledger/dead-messages.repository.ts';
-import { buildMetricsServer } from './http/metrics-server.ts';
+import { buildMetricsServer } from './http/staff/metrics-server.ts';
 
 /**
  * The composition root: the one place that builds adapters and wires them together.

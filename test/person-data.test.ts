@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PersonDataExport } from '../src/http/person-data.routes.ts';
+import type { PersonDataExport } from '../src/http/staff/person-data.routes.ts';
 import { startTestGateway, testSettings, waitFor, type TestGateway, type TestGatewayOptions } from './support/harness.ts';
 import { runCliToEnd, writeConfigFile } from './support/processes.ts';
 import { salaryAdjustment, PERSONS } from './support/documents.ts';

@@ -3,8 +3,8 @@ import { GatewayError } from '../core/gateway-error.ts';
 import {
   companySigningRegister, registerCompanySignatory, revokeCompanySignatory, setCompanySigningRule, type CompanySignatoryRow, type CompanySigningRegister,
 } from '../ledger/company-signatories.repository.ts';
-import { notRevocableSignatory, readNewSignatory, readOrganisationNumber, readRequiredSignatures } from '../http/company-signatories.routes.ts';
-import { readRevokeReason } from '../http/powers-of-attorney.routes.ts';
+import { notRevocableSignatory, readNewSignatory, readOrganisationNumber, readRequiredSignatures } from '../http/staff/company-signatories.routes.ts';
+import { readRevokeReason } from '../http/staff/powers-of-attorney.routes.ts';
 import { postJson, printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { table } from './output.ts';
 

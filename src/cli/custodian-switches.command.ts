@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { GatewayError, isGatewayError } from '../core/gateway-error.ts';
-import { readApplicationLimit } from '../http/application-review.routes.ts';
-import { staffView } from '../http/custodian-switch-review.routes.ts';
+import { readApplicationLimit } from '../http/staff/application-review.routes.ts';
+import { staffView } from '../http/staff/custodian-switch-review.routes.ts';
 import { findSwitch, listSwitches } from '../ledger/custodian-switches.repository.ts';
 import { closeCustodianSwitch, registerSwitchForCustomer } from '../pipeline/custodian-switch.ts';
 import { STAFF_REQUEST_CHANNELS, type StaffRequestChannel } from '../pipeline/withdrawal-request.ts';

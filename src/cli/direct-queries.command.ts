@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { readDirectQueryFilter } from '../http/direct-queries.routes.ts';
+import { readDirectQueryFilter } from '../http/staff/direct-queries.routes.ts';
 import { listDirectQueries, type DirectQueryRow } from '../ledger/direct-queries.repository.ts';
 import { printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { table } from './output.ts';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { isGatewayError } from '../core/gateway-error.ts';
-import { registerPayout, type RegisteredPayout } from '../http/payout-start.routes.ts';
+import { registerPayout, type RegisteredPayout } from '../http/staff/payout-start.routes.ts';
 import { postJson, printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { EXIT, reportError, table } from './output.ts';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { exportPersonData, type PersonDataExport } from '../http/person-data.routes.ts';
+import { exportPersonData, type PersonDataExport } from '../http/staff/person-data.routes.ts';
 import { printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { table } from './output.ts';
 

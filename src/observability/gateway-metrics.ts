@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 
 /**
  * The gateway's metrics for the insurer's Prometheus, served as text at GET /metrics
- * (src/http/metrics.routes.ts). One instance per process, made by the composition root
+ * (src/http/staff/metrics.routes.ts). One instance per process, made by the composition root
  * and passed to where things happen: intake counts what it receives, the apply and
  * validate stages what they finish, the stage workers time their jobs and count the
  * dead, the watchers count failed connections, the deadline check the missed reports.

@@ -45,7 +45,7 @@ import { handOverRunDocuments, storeCustodianRun, type CustodianRunSummary, type
 
 /**
  * The payout the insured started, as staff registered it from a paper form
- * (src/http/payout-start.routes.ts) or the insured's signed request registered it
+ * (src/http/staff/payout-start.routes.ts) or the insured's signed request registered it
  * (src/pipeline/payout-request.ts): the audit of the payout.
  */
 export interface PayoutRegistration {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { stockholmDate } from '../../core/calendar-date.ts';
 import { maskPersonalIdentityNumbers } from '../../core/identifiers.ts';
 import type { InsuranceView } from '../../ledger/insurance-view.repository.ts';
-import { insuranceOrThrow } from '../insurance-view.routes.ts';
+import { insuranceOrThrow } from '../staff/insurance-view.routes.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { html, type Html } from './html.ts';
 import { formatTime, listTable, page, type Column } from './layout.ts';

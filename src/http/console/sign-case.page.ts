@@ -12,7 +12,7 @@ import { appendStaffAudit } from '../../ledger/staff-audit.repository.ts';
 import { whyNotToSign } from '../../pipeline/sign-case-signing.ts';
 import { issueSignLink, signLinkUrl } from '../../pipeline/sign-links.ts';
 import type { HttpServerOptions } from '../server-options.ts';
-import { signingPageBaseUrl } from '../signing.ts';
+import { signingPageBaseUrl } from '../signing-page/signing.ts';
 import { html, trusted } from './html.ts';
 import { formatTime, notice, page } from './layout.ts';
 
