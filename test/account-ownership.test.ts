@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseConfig } from '../src/config/load-config.ts';
 import { parseBankAccount, type BankAccount } from '../src/core/bank-account.ts';
-import { accountOwnershipFrom } from '../src/pipeline/account-ownership.ts';
+import { accountOwnershipFrom } from '../src/calendar/account-ownership.ts';
 
 const account = (digits: string): BankAccount => {
   const reading = parseBankAccount(digits);

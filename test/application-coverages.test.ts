@@ -13,7 +13,7 @@ import { submitSigned, type RestCall } from './support/application-signing.ts';
 import { startTestBankId } from './support/bankid.ts';
 import { startTestGateway } from './support/harness.ts';
 import { hashSecret } from '../src/config/secret-hash.ts';
-import { runDebitRun, runDepsFrom } from '../src/pipeline/debit-run.ts';
+import { runDebitRun, runDepsFrom } from '../src/calendar/debit-run.ts';
 
 const ANNA = '197001011233';
 const application = {

@@ -28,8 +28,8 @@ import { signatoriesOf, withdrawalSignText } from '../src/core/withdrawal-reques
 import { recordPayoutCanBegin } from '../src/ledger/payout-start.repository.ts';
 import { insertWithdrawalRequest } from '../src/ledger/withdrawal-requests.repository.ts';
 import { insertSignCase } from '../src/ledger/sign-cases.repository.ts';
-import { mailApplicationNotices } from '../src/pipeline/application-notices.job.ts';
-import { mailPayoutNotices } from '../src/pipeline/payout-notices.job.ts';
+import { mailApplicationNotices } from '../src/calendar/application-notices.job.ts';
+import { mailPayoutNotices } from '../src/calendar/payout-notices.job.ts';
 
 const form = 'application/x-www-form-urlencoded';
 

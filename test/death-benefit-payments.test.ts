@@ -1,5 +1,5 @@
 /**
- * The insurer's 1 % of ordered death benefits in a payment order (src/pipeline/death-benefit-payments.ts),
+ * The insurer's 1 % of ordered death benefits in a payment order (src/calendar/death-benefit-payments.ts),
  * on the embedded database (PGlite, in memory) and on PostgreSQL: without the insurer's
  * account configured nothing is made and the payments wait; once it is, one file pays
  * every waiting one — schema-valid, CtrlSum the sum — and a second call makes none. A
@@ -16,7 +16,7 @@ import { migrate } from '../src/ledger/migrate.ts';
 import { openPgliteDatabase } from '../src/ledger/pglite.database.ts';
 import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
 import { PaymentOrderSchema } from '../src/messages/payment-order.schema.ts';
-import { orderInsurerShares } from '../src/pipeline/death-benefit-payments.ts';
+import { orderInsurerShares } from '../src/calendar/death-benefit-payments.ts';
 import { createTestDatabase } from './support/harness.ts';
 
 const INSURER_ACCOUNT = { name: 'Test Försäkring AB', iban: 'SE4550000000058398257466', bic: 'ESSESESS' };

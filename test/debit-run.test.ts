@@ -20,13 +20,13 @@ import { createSmtpSender } from '../src/channels/mail/smtp.sender.ts';
 import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import type { Sql } from '../src/ledger/database.ts';
 import { SchemaRegistry } from '../src/messages/schema-registry.ts';
-import { makeRun, runDebitRun, runDepsFrom, type RunDeps } from '../src/pipeline/debit-run.ts';
-import { runPayoutRun, schedulePayout } from '../src/pipeline/payout-run.ts';
+import { makeRun, runDebitRun, runDepsFrom, type RunDeps } from '../src/calendar/debit-run.ts';
+import { runPayoutRun, schedulePayout } from '../src/calendar/payout-run.ts';
 
 /** The insured's registered payout account, as staff register a payout. */
 const PAYOUT_REGISTRATION = { withdrawalAccount: '50001234560', registeredBy: 'staff:test' };
-import { listPayoutNotices, mailPayoutNotices, payoutNoticeJob } from '../src/pipeline/payout-notices.job.ts';
-import { runDuePeriods } from '../src/pipeline/calendar.scheduler.ts';
+import { listPayoutNotices, mailPayoutNotices, payoutNoticeJob } from '../src/calendar/payout-notices.job.ts';
+import { runDuePeriods } from '../src/calendar/calendar.scheduler.ts';
 import { createDemoLedgerTemplate, createTestDatabase, deleteQueues, startTestGateway, testSettings, waitFor, type TestDatabase, type TestGateway } from './support/harness.ts';
 import { freePort, runCliToEnd, writeConfigFile } from './support/processes.ts';
 import { startSmtpSink } from './support/smtp-sink.ts';

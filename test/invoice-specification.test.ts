@@ -17,10 +17,10 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import type { Sql } from '../src/ledger/database.ts';
 import { SchemaRegistry } from '../src/messages/schema-registry.ts';
-import { runDuePeriods } from '../src/pipeline/calendar.scheduler.ts';
+import { runDuePeriods } from '../src/calendar/calendar.scheduler.ts';
 import {
   invoiceSpecificationDepsFrom, invoiceSpecificationJob, makeInvoiceSpecifications, runInvoiceSpecifications, type InvoiceSpecificationDeps,
-} from '../src/pipeline/invoice-specification.job.ts';
+} from '../src/calendar/invoice-specification.job.ts';
 import { signInToConsole } from './support/console-session.ts';
 import { FIXED_NOW, createTestDatabase, deleteQueues, startTestGateway, waitFor, type TestDatabase, type TestGateway, type TestGatewayOptions } from './support/harness.ts';
 

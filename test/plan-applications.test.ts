@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InjectOptions } from 'fastify';
 import { hashSecret } from '../src/config/secret-hash.ts';
-import { makeRun, runDebitRun, runDepsFrom } from '../src/pipeline/debit-run.ts';
+import { makeRun, runDebitRun, runDepsFrom } from '../src/calendar/debit-run.ts';
 import { registerCompanySignatories, signCase, submitSigned, type RestCall } from './support/application-signing.ts';
 import { startTestBankId, type TestBankId } from './support/bankid.ts';
 import { holdingsReport } from './support/custodian-reports.ts';

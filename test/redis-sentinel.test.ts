@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { Queue } from 'bullmq';
 import { connectRedis } from '../src/pipeline/queues.ts';
-import { CALENDAR_QUEUE } from '../src/pipeline/calendar.scheduler.ts';
+import { CALENDAR_QUEUE } from '../src/calendar/calendar.scheduler.ts';
 import { dropFile, startTestGateway, waitFor, type TestGateway } from './support/harness.ts';
 import { startRedisSentinelSet, type RedisSentinelSet } from './support/redis-sentinel.ts';
 import { salaryAdjustment, PERSONS } from './support/documents.ts';

@@ -17,8 +17,8 @@ import type { Sql } from '../src/ledger/database.ts';
 import { migrate } from '../src/ledger/migrate.ts';
 import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
 import { recordReportArrival } from '../src/ledger/report-deadlines.repository.ts';
-import { CALENDAR_TIME_ZONE, runDuePeriods } from '../src/pipeline/calendar.scheduler.ts';
-import { DEADLINE_CHECK_JOB, checkReportDeadlines, listCustodianReports, reportDeadlineJob, type DeadlineCheckDeps } from '../src/pipeline/report-deadlines.job.ts';
+import { CALENDAR_TIME_ZONE, runDuePeriods } from '../src/calendar/calendar.scheduler.ts';
+import { DEADLINE_CHECK_JOB, checkReportDeadlines, listCustodianReports, reportDeadlineJob, type DeadlineCheckDeps } from '../src/calendar/report-deadlines.job.ts';
 import { bankingDaysBetween } from '../src/core/banking-calendar.ts';
 import {
   FIXED_NOW, TEST_REDIS_URL, createTestDatabase, startTestGateway, testSettings, waitFor, type TestDatabase, type TestGateway,

@@ -13,8 +13,8 @@ import type { InjectOptions } from 'fastify';
 import { pino } from 'pino';
 import { startTestGateway, type TestGateway } from './support/harness.ts';
 import { hashSecret } from '../src/config/secret-hash.ts';
-import { LocalAccountOwnership } from '../src/pipeline/account-ownership.ts';
-import { withdrawalAccountValidationJob } from '../src/pipeline/withdrawal-account-validation.job.ts';
+import { LocalAccountOwnership } from '../src/calendar/account-ownership.ts';
+import { withdrawalAccountValidationJob } from '../src/calendar/withdrawal-account-validation.job.ts';
 import { submitSigned } from './support/application-signing.ts';
 import { startTestBankId, type TestBankId } from './support/bankid.ts';
 

@@ -17,8 +17,8 @@ import { startTestGateway, type TestGateway } from './support/harness.ts';
 import { advisorFirmApi, startTestBankId, type TestBankId } from './support/bankid.ts';
 import type { LocalBankIdServer } from '../src/bankid/local-bankid-server.ts';
 import type { LocalPerson } from '../src/bankid/local-bankid-orders.ts';
-import { runDepsFrom } from '../src/pipeline/debit-run.ts';
-import { orderWithdrawalIfReady } from '../src/pipeline/withdrawal-order.ts';
+import { runDepsFrom } from '../src/calendar/debit-run.ts';
+import { orderWithdrawalIfReady } from '../src/requests/withdrawal-order.ts';
 import { submitSigned } from './support/application-signing.ts';
 
 const POLICYHOLDER: LocalPerson = { personalNumber: '198506152381', givenName: 'Tove', surname: 'Lind' };

@@ -23,11 +23,11 @@ import { chooseLogFormat, createCommandLogger, createGatewayLogger } from './gat
 import { buildStartSummary, formatStartSummary } from './start-summary.ts';
 import type { IntakeReceipt } from '../channels/envelope.ts';
 import { newSubmissionWorkFile, settleSubmissionWorkFile } from '../channels/submission-work-file.ts';
-import { expectedCustodians, listAnnualCustodianReports, listCustodianReports, type AnnualCustodianReportView } from '../pipeline/report-deadlines.job.ts';
+import { expectedCustodians, listAnnualCustodianReports, listCustodianReports, type AnnualCustodianReportView } from '../calendar/report-deadlines.job.ts';
 import { EXIT, table } from './output.ts';
 import { stopOnSignals } from './stop-on-signal.ts';
-import { runDepsFrom, type RunOutcome } from '../pipeline/debit-run.ts';
-import { makeRequestedRun, readDebitRunRequest, readPayoutRunRequest, type RunRequest } from '../pipeline/requested-run.ts';
+import { runDepsFrom, type RunOutcome } from '../calendar/debit-run.ts';
+import { makeRequestedRun, readDebitRunRequest, readPayoutRunRequest, type RunRequest } from '../calendar/requested-run.ts';
 import { listSetAsideMail, setAsideLimit } from '../ledger/mail-set-aside.repository.ts';
 import { hashSecret } from '../config/secret-hash.ts';
 import { readSecret } from './read-secret.ts';

@@ -5,7 +5,7 @@ import { GatewayError, isGatewayError } from '../core/gateway-error.ts';
 import { ERROR_CODES, isErrorCode } from '../core/error-codes.ts';
 import type { IntakeReceipt } from '../channels/envelope.ts';
 import type { MessageEvent, MessageFilter, StoredMessage } from '../ledger/messages.repository.ts';
-import type { CustodianReportView } from '../pipeline/report-deadlines.job.ts';
+import type { CustodianReportView } from '../calendar/report-deadlines.job.ts';
 import type { SetAsideMailView } from '../ledger/mail-set-aside.repository.ts';
 
 /**

@@ -5,7 +5,7 @@ import { readApplicationLimit } from '../http/staff/application-review.routes.ts
 import { findInvoiceSpecification, listInvoiceSpecifications, type InvoiceSpecificationRow } from '../ledger/invoice-specifications.repository.ts';
 import {
   invoiceSpecificationDepsFrom, makeInvoiceSpecifications, sendInvoiceSpecificationAgain, type InvoiceSpecificationRunSummary,
-} from '../pipeline/invoice-specification.job.ts';
+} from '../calendar/invoice-specification.job.ts';
 import { postJson, printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { table } from './output.ts';
 

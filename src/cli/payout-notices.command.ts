@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { GatewayError } from '../core/gateway-error.ts';
-import { listPayoutNotices, payoutNoticeLetter, type PayoutNoticeView } from '../pipeline/payout-notices.job.ts';
+import { listPayoutNotices, payoutNoticeLetter, type PayoutNoticeView } from '../calendar/payout-notices.job.ts';
 import { printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { table } from './output.ts';
 

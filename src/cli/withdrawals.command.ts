@@ -5,9 +5,9 @@ import type { StoredWithdrawalStatus } from '../core/withdrawal-request.rules.ts
 import { findWithdrawalRequest, listWithdrawalRequests, type WithdrawalRequestRecord, type WithdrawalSummary } from '../ledger/withdrawal-requests.repository.ts';
 import { readApplicationLimit } from '../http/staff/application-review.routes.ts';
 import { notAwaitingDecision, WITHDRAWAL_STATUSES } from '../http/staff/withdrawal-review.routes.ts';
-import { runDepsFrom } from '../pipeline/debit-run.ts';
-import { decideWithdrawal } from '../pipeline/withdrawal-order.ts';
-import { registerRequestForCustomer, STAFF_REQUEST_CHANNELS, type StaffRequestChannel } from '../pipeline/withdrawal-request.ts';
+import { runDepsFrom } from '../calendar/debit-run.ts';
+import { decideWithdrawal } from '../requests/withdrawal-order.ts';
+import { registerRequestForCustomer, STAFF_REQUEST_CHANNELS, type StaffRequestChannel } from '../requests/withdrawal-request.ts';
 import { postJson, printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { EXIT, reportError, table } from './output.ts';
 

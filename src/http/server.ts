@@ -5,7 +5,7 @@ import { FastifyAdapter } from '@bull-board/fastify';
 import { Queue } from 'bullmq';
 import type { HttpServerOptions, ServedRoute } from './server-options.ts';
 import { STAGES } from '../pipeline/queues.ts';
-import { CALENDAR_QUEUE } from '../pipeline/calendar.scheduler.ts';
+import { CALENDAR_QUEUE } from '../calendar/calendar.scheduler.ts';
 import { requireStaff } from './staff/staff-auth.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { trustedProxies } from './trusted-proxies.ts';

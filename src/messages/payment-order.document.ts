@@ -7,7 +7,7 @@ import { element } from './xml-writer.ts';
  * initiation, pain.001.001.03 (schemas/iso20022/pain.001.001.03.xsd), the file Swedish
  * banks take for a batch of payments from a customer's account. Any payment the insurer
  * makes from its own funds can be written with it — the 1 % of a death benefit today
- * (src/pipeline/death-benefit-payments.ts), advisors' commissions later. Pure string
+ * (src/calendar/death-benefit-payments.ts), advisors' commissions later. Pure string
  * building in the schema's order; the caller chooses ids and amounts.
  *
  * One group header (MsgId, CreDtTm, NbOfTxs, CtrlSum = the sum of the amounts, the

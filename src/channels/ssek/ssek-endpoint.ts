@@ -6,7 +6,7 @@ import type { Database } from '../../ledger/database.ts';
 import type { KnownParties } from '../../ledger/insurance-view.repository.ts';
 import { isValidOrganisationNumber, isValidPersonalIdentityNumber } from '../../core/identifiers.ts';
 import { engagementResponseXml } from '../../messages/engagement-response.document.ts';
-import { answerDirectQuery } from '../../pipeline/direct-query.ts';
+import { answerDirectQuery } from '../../requests/direct-query.ts';
 import type { IntakePort } from '../envelope.ts';
 import { isValidTxId, parseSsekRequest, type SsekFlow, type SsekRequest } from './ssek-envelope.ts';
 import { writeReceipt, writeSsekEnvelope } from './ssek-answer.ts';

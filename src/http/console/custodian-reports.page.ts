@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { REPORT_STATUSES } from '../../core/report-deadlines.ts';
 import { isGatewayError } from '../../core/gateway-error.ts';
-import { expectedCustodians, listAnnualCustodianReports, listCustodianReports, type AnnualCustodianReportView, type CustodianReportView } from '../../pipeline/report-deadlines.job.ts';
+import { expectedCustodians, listAnnualCustodianReports, listCustodianReports, type AnnualCustodianReportView, type CustodianReportView } from '../../calendar/report-deadlines.job.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { html, type Html } from './html.ts';
 import { formatTime, listTable, notice, page, type Column } from './layout.ts';

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, isGatewayError } from '../../core/gateway-error.ts';
 import { listSwitches } from '../../ledger/custodian-switches.repository.ts';
-import { registerSwitchForCustomer } from '../../pipeline/custodian-switch.ts';
-import { STAFF_REQUEST_CHANNELS, type StaffRequestChannel } from '../../pipeline/withdrawal-request.ts';
+import { registerSwitchForCustomer } from '../../requests/custodian-switch.ts';
+import { STAFF_REQUEST_CHANNELS, type StaffRequestChannel } from '../../requests/withdrawal-request.ts';
 import { isFlaggedStalled, staffView } from '../staff/custodian-switch-review.routes.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { html } from './html.ts';

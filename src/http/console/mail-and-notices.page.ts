@@ -3,7 +3,7 @@ import { GatewayError } from '../../core/gateway-error.ts';
 import { maskPersonalIdentityNumbers } from '../../core/identifiers.ts';
 import { listApplicationNotices, type ApplicationNoticeView } from '../../ledger/application-notices.repository.ts';
 import { listSetAsideMail, type SetAsideMailView } from '../../ledger/mail-set-aside.repository.ts';
-import { listPayoutNotices, payoutNoticeLetter, type PayoutNoticeView } from '../../pipeline/payout-notices.job.ts';
+import { listPayoutNotices, payoutNoticeLetter, type PayoutNoticeView } from '../../calendar/payout-notices.job.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { html, type Html } from './html.ts';
 import { insuranceLink } from './insurance-link.ts';

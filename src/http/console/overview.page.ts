@@ -6,8 +6,8 @@ import { countDocumentsPerMinute } from '../../ledger/documents-per-minute.repos
 import { listSetAsideMail } from '../../ledger/mail-set-aside.repository.ts';
 import { listChannelHealth } from '../../ledger/channel-health.repository.ts';
 import { listWithdrawalRequests } from '../../ledger/withdrawal-requests.repository.ts';
-import { listPayoutNotices } from '../../pipeline/payout-notices.job.ts';
-import { expectedCustodians, listCustodianReports } from '../../pipeline/report-deadlines.job.ts';
+import { listPayoutNotices } from '../../calendar/payout-notices.job.ts';
+import { expectedCustodians, listCustodianReports } from '../../calendar/report-deadlines.job.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { html, type Html } from './html.ts';
 import { page } from './layout.ts';

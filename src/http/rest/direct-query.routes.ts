@@ -3,7 +3,7 @@ import { isValidOrganisationNumber, isValidPersonalIdentityNumber } from '../../
 import type { Database } from '../../ledger/database.ts';
 import type { KnownParties } from '../../ledger/insurance-view.repository.ts';
 import { engagementResponseXml } from '../../messages/engagement-response.document.ts';
-import { answerDirectQuery } from '../../pipeline/direct-query.ts';
+import { answerDirectQuery } from '../../requests/direct-query.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
 import { sendProblem } from './problem-details.ts';
 

@@ -8,7 +8,7 @@ import type { Database } from '../../ledger/database.ts';
 import {
   findApplication, findApplicationStatus, listCustomerApplications, loadApplicationFacts, type ApplicationStatusRecord, type ReasonAudience,
 } from '../../ledger/applications.repository.ts';
-import { applicationSigningOf, submitApplication, withSigningProblem } from '../../pipeline/application-submission.ts';
+import { applicationSigningOf, submitApplication, withSigningProblem } from '../../requests/application-submission.ts';
 import { customerAccessFacts } from '../../ledger/powers-of-attorney.repository.ts';
 import { renderApplicationReceipt } from '../../documents/application-receipt.ts';
 import { callerOf, notAvailable } from './api-auth.ts';

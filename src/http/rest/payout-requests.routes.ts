@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { periodText, readPayoutRequest } from '../../core/payout-start.ts';
 import type { Database } from '../../ledger/database.ts';
 import { findPayoutRequest, type PayoutRequestRecord } from '../../ledger/payout-requests.repository.ts';
-import { makePayoutRequest } from '../../pipeline/payout-request.ts';
+import { makePayoutRequest } from '../../requests/payout-request.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
 import { accessGate } from './customer-access.ts';
 import { sendProblem } from './problem-details.ts';
@@ -18,7 +18,7 @@ import { sendProblem } from './problem-details.ts';
  * of attorney from the insured, a custodian on the insurances it holds (an information
  * power reads), decided in the statement that finds the insurance or the request; anyone
  * else is answered as for an insurance or request that does not exist.
- * The request is checked as a staff registration is (src/pipeline/payout-start-check.ts)
+ * The request is checked as a staff registration is (src/requests/payout-start-check.ts)
  * and saved with its sign case in one transaction holding the insurance's row; a refused
  * request saves nothing and names every problem.
  */

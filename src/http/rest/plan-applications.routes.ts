@@ -7,7 +7,7 @@ import type { ApplicationProblem } from '../../core/insurance-application.rules.
 import { checkPlanApplication, planPremiums, planReviewReasons, reviewReasonsShown, type PlanApplicationInput } from '../../core/plan-application.rules.ts';
 import type { Database } from '../../ledger/database.ts';
 import { findApplication, findEmployerAgreements, loadPlanApplicationFacts, type PlanApplicationRecord } from '../../ledger/applications.repository.ts';
-import { applicationSigningOf, submitApplication, withSigningProblem } from '../../pipeline/application-submission.ts';
+import { applicationSigningOf, submitApplication, withSigningProblem } from '../../requests/application-submission.ts';
 import { renderPlanApplicationReceipt } from '../../documents/plan-application-receipt.ts';
 import { customerAccessFacts } from '../../ledger/powers-of-attorney.repository.ts';
 import { callerOf, notAvailable } from './api-auth.ts';

@@ -24,7 +24,7 @@ import { registerPayoutRequestRoutes } from './payout-requests.routes.ts';
 import { registerCustodianSwitchRoutes } from './custodian-switch.routes.ts';
 import { registerSignCaseRoutes } from './sign-cases.routes.ts';
 import { registerDirectQueryRoutes } from './direct-query.routes.ts';
-import type { SignCaseSigning } from '../../pipeline/sign-case-signing.ts';
+import type { SignCaseSigning } from '../../requests/sign-case-signing.ts';
 
 /**
  * The REST API for advisor firms and custodians (docs/rest.md), in its own scope of

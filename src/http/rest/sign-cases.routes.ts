@@ -7,8 +7,8 @@ import type { SignatoryRole } from '../../core/withdrawal-request.rules.ts';
 import type { Database } from '../../ledger/database.ts';
 import { findSignCase, findSignOrder, type SignCaseRecord, type SignOrderRecord } from '../../ledger/sign-cases.repository.ts';
 import { liveSignLinkExpiries, revokeSignLinks, signatoryKey } from '../../ledger/sign-links.repository.ts';
-import { qrDataNow, signatoryOf, signatoryToSign, type SignCaseSigning } from '../../pipeline/sign-case-signing.ts';
-import { issueSignLink, signLinkUrl } from '../../pipeline/sign-links.ts';
+import { qrDataNow, signatoryOf, signatoryToSign, type SignCaseSigning } from '../../requests/sign-case-signing.ts';
+import { issueSignLink, signLinkUrl } from '../../requests/sign-links.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
 import { accessGate } from './customer-access.ts';
 

@@ -5,7 +5,7 @@ import { renderWithdrawalReceipt, type WithdrawalReceipt } from '../../documents
 import type { Database } from '../../ledger/database.ts';
 import { findSignCase } from '../../ledger/sign-cases.repository.ts';
 import { findWithdrawalRequest, type WithdrawalRequestRecord } from '../../ledger/withdrawal-requests.repository.ts';
-import { makeWithdrawalRequest } from '../../pipeline/withdrawal-request.ts';
+import { makeWithdrawalRequest } from '../../requests/withdrawal-request.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
 import { accessGate } from './customer-access.ts';
 import { sendProblem } from './problem-details.ts';
@@ -17,7 +17,7 @@ import { sendProblem } from './problem-details.ts';
  * status and history, GET …/{id}/receipt the receipt to show before signing (JSON, or
  * PDF when the client accepts application/pdf first).
  *
- * The request is checked and saved as every request is (src/pipeline/withdrawal-request.ts):
+ * The request is checked and saved as every request is (src/requests/withdrawal-request.ts):
  * in one transaction holding the insurance's row; a refused request saves nothing.
  * Access is the policyholder's, as for the withdrawal information: a firm with a power
  * of attorney valid today, or the custodian holding the insurance.

@@ -7,8 +7,8 @@ import type { Database } from '../../ledger/database.ts';
 import {
   findSignCase, latestSignOrder, pendingSignOrder, type SignCaseRecord, type SignCaseSignatory, type SignOrderRecord,
 } from '../../ledger/sign-cases.repository.ts';
-import { qrDataNow, whyNotToSign, type SignCaseSigning, type SigningOutcome } from '../../pipeline/sign-case-signing.ts';
-import { openSignLink } from '../../pipeline/sign-links.ts';
+import { qrDataNow, whyNotToSign, type SignCaseSigning, type SigningOutcome } from '../../requests/sign-case-signing.ts';
+import { openSignLink } from '../../requests/sign-links.ts';
 import { qrOutline, qrViewBox } from './qr-svg.ts';
 import { SIGNING_PAGE_CSS, SIGNING_PAGE_JS } from './signing-page.assets.ts';
 import { languageOf, NOT_FOUND_PAGE, TEXTS, type Language, type PageTexts } from './signing-page.texts.ts';

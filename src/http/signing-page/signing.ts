@@ -3,9 +3,9 @@ import type { Logger } from 'pino';
 import { createBankIdClientFromConfig } from '../../bankid/bankid-client.ts';
 import type { GatewayConfig } from '../../config/config.schema.ts';
 import type { Database } from '../../ledger/database.ts';
-import { runDepsFrom } from '../../pipeline/debit-run.ts';
+import { runDepsFrom } from '../../calendar/debit-run.ts';
 import type { StageScheduler } from '../../pipeline/pipeline-deps.ts';
-import { signCaseSigning, type SignCaseSigning } from '../../pipeline/sign-case-signing.ts';
+import { signCaseSigning, type SignCaseSigning } from '../../requests/sign-case-signing.ts';
 
 /**
  * The one signing of the HTTP server, shared by the REST API's Sign and Collect and the

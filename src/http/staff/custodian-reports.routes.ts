@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { expectedCustodians, listAnnualCustodianReports, listCustodianReports } from '../../pipeline/report-deadlines.job.ts';
+import { expectedCustodians, listAnnualCustodianReports, listCustodianReports } from '../../calendar/report-deadlines.job.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 
 /**

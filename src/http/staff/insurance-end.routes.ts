@@ -3,7 +3,7 @@ import { addDays, isIsoDate, stockholmDate } from '../../core/calendar-date.ts';
 import { readBeneficiary } from '../../core/death-benefit.ts';
 import { GatewayError } from '../../core/gateway-error.ts';
 import { INSURANCE_END_CAUSES, type EndOutcome, type InsuranceEnd, type InsuranceEndCause } from '../../ledger/insurance-end.repository.ts';
-import { recordEndWithLeaflet } from '../../pipeline/transfer-leaflet-out.ts';
+import { recordEndWithLeaflet } from '../../requests/transfer-leaflet-out.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { staffUserOf } from './staff-user.ts';
 
@@ -25,7 +25,7 @@ import { staffUserOf } from './staff-user.ts';
  * death-benefits.routes.ts); any other end orders nothing more. A move to another
  * insurer that names it (`"receivingInsurer": "<counterparty id>"`, a counterparty of role
  * `insurer`) sends that insurer the insurance's transfer leaflet, recorded with the end
- * (pipeline/transfer-leaflet-out.ts; the answer's `transferLeaflet`).
+ * (requests/transfer-leaflet-out.ts; the answer's `transferLeaflet`).
  */
 export async function registerInsuranceEndRoutes(app: FastifyInstance, options: HttpServerOptions): Promise<void> {
   const { deps } = options;

@@ -5,7 +5,7 @@ import { findInvoiceSpecification, listInvoiceSpecifications } from '../../ledge
 import { listOutgoingDeliveries } from '../../ledger/outgoing-documents.repository.ts';
 import {
   invoiceSpecificationDepsFrom, makeInvoiceSpecifications, sendInvoiceSpecificationAgain,
-} from '../../pipeline/invoice-specification.job.ts';
+} from '../../calendar/invoice-specification.job.ts';
 import { readApplicationLimit } from './application-review.routes.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { staffUserOf } from './staff-user.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../core/gateway-error.ts';
-import { listPayoutNotices, payoutNoticeLetter } from '../../pipeline/payout-notices.job.ts';
+import { listPayoutNotices, payoutNoticeLetter } from '../../calendar/payout-notices.job.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 
 /**

@@ -3,9 +3,9 @@ import { GatewayError } from '../../core/gateway-error.ts';
 import { periodText, readPayoutRequest } from '../../core/payout-start.ts';
 import type { Database } from '../../ledger/database.ts';
 import { findPayoutStartFacts } from '../../ledger/payout-start.repository.ts';
-import { closeOpenRequest } from '../../pipeline/payout-request.ts';
-import { checkPayoutStart } from '../../pipeline/payout-start-check.ts';
-import { schedulePayout } from '../../pipeline/payout-run.ts';
+import { closeOpenRequest } from '../../requests/payout-request.ts';
+import { checkPayoutStart } from '../../requests/payout-start-check.ts';
+import { schedulePayout } from '../../calendar/payout-run.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { staffUserOf } from './staff-user.ts';
 
@@ -16,10 +16,10 @@ import { staffUserOf } from './staff-user.ts';
  * The period (`10y`, `36m`) is one the product offers (5, 10 and 20 years unless it says otherwise); the first month's payout day may not
  * fall before the day payout can begin, nor have passed, nor its payout run have been
  * made; the account (clearing number and account number, digits only) is registered in
- * advance and validated as the insured's (src/pipeline/payout-start-check.ts). Recorded
+ * advance and validated as the insured's (src/requests/payout-start-check.ts). Recorded
  * once, under the staff user and time (payouts.registered_by, created_at), and an open
  * payout request of the insured is closed; from the first month on, the monthly payout
- * run (src/pipeline/payout-run.ts) orders a sell order and a payout until it is paid out.
+ * run (src/calendar/payout-run.ts) orders a sell order and a payout until it is paid out.
  */
 export async function registerPayoutStartRoutes(app: FastifyInstance, options: HttpServerOptions): Promise<void> {
   const { deps } = options;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { runDepsFrom } from '../../pipeline/debit-run.ts';
-import { awaitRunDeliveries, makeRequestedRun, readDebitRunRequest, readPayoutRunRequest, type RunRequest } from '../../pipeline/requested-run.ts';
+import { runDepsFrom } from '../../calendar/debit-run.ts';
+import { awaitRunDeliveries, makeRequestedRun, readDebitRunRequest, readPayoutRunRequest, type RunRequest } from '../../calendar/requested-run.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 
 /**
@@ -8,7 +8,7 @@ import type { HttpServerOptions } from '../server-options.ts';
  * `{"year": 2026, "quarter": 3, "dryRun": false}` and POST /api/payout-runs
  * `{"month": "2026-12", "dryRun": true}`, what `depot-gateway debit-run` and `payout-run`
  * send when a gateway answers (it may hold the embedded database, which a second process
- * cannot open). The run is made as the calendar makes it (src/pipeline/requested-run.ts):
+ * cannot open). The run is made as the calendar makes it (src/calendar/requested-run.ts):
  * answered 201 when this request made a document or a held-only row for some custodian,
  * 200 when it made nothing new (a repeat; a dry run). A run's documents go to this
  * gateway's deliver stage; the answer waits up to RUN_DELIVERY_WAIT_MS for them, and

@@ -1,5 +1,5 @@
 /**
- * Retention of received documents' bytes (src/pipeline/message-retention.job.ts): each
+ * Retention of received documents' bytes (src/calendar/message-retention.job.ts): each
  * daily run moves the bytes of finished messages received before its cutoff out of the
  * message rows into a compressed archive file of the document store, and records here
  * what it moved — how many, how many bytes, into which file, and how far it came

@@ -14,8 +14,8 @@ import { childOf, childrenOf, optionalTextOf, textOf, type XmlElement } from '..
  * intermediates, each for a period of whole months, as an amount or a percentage of the
  * custody value (docs/commission.md). Each item is decided on its own and answered in
  * CommissionFileResponse; an accepted one becomes a commission line, which the next debit
- * run debits as an AdvisorFee (src/pipeline/debit-run.ts) and the monthly commission
- * payment pays to the firm (src/pipeline/commission-payments.job.ts).
+ * run debits as an AdvisorFee (src/calendar/debit-run.ts) and the monthly commission
+ * payment pays to the firm (src/calendar/commission-payments.job.ts).
  *
  * Whole file rejected: ORGANISATION_NUMBER_INVALID, ADVISOR_FIRM_UNKNOWN (the header's
  * firm is not the sender, or not a firm the insurer knows).

@@ -13,7 +13,7 @@ import { findPayoutStartFacts, type InsurancePayoutFacts } from '../ledger/payou
 import type { AccessGate } from '../ledger/powers-of-attorney.repository.ts';
 import { closeSignCase, insertSignCase } from '../ledger/sign-cases.repository.ts';
 import { checkPayoutStart, type PayoutStartProblem } from './payout-start-check.ts';
-import { schedulePayout } from './payout-run.ts';
+import { schedulePayout } from '../calendar/payout-run.ts';
 import type { CountedSignature } from './signed-requests.ts';
 
 /**

@@ -5,8 +5,8 @@ import type { Sql } from '../ledger/database.ts';
 import { recordStaffEnd, type EndOutcome, type InsuranceEndCause, type StaffEnd } from '../ledger/insurance-end.repository.ts';
 import { insertOutgoingLeaflet, readLeafletFacts } from '../ledger/transfer-leaflets.repository.ts';
 import { TRANSFER_LEAFLET, transferLeafletXml } from '../messages/insurer-transfer/transfer-leaflet.document.ts';
-import { outgoingDeliveryKey } from './deliver-outgoing.ts';
-import type { PipelineDeps } from './pipeline-deps.ts';
+import { outgoingDeliveryKey } from '../pipeline/deliver-outgoing.ts';
+import type { PipelineDeps } from '../pipeline/pipeline-deps.ts';
 
 /**
  * The transfer leaflet out: when staff record that an insurance ended transferred out

@@ -13,7 +13,7 @@ import {
   type SignCaseRecord, type SignCaseSignatory, type SignOrderRecord,
 } from '../ledger/sign-cases.repository.ts';
 import type { ApplicationDecisionRules } from './application-signed.ts';
-import { handOverRunDocuments, type RunDeps } from './debit-run.ts';
+import { handOverRunDocuments, type RunDeps } from '../calendar/debit-run.ts';
 import { signedRequestHandlers } from './signed-requests.ts';
 
 /**

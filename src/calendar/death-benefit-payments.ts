@@ -11,7 +11,7 @@ import { markInsurerSharesPaid, unpaidInsurerShares, type UnpaidInsurerShare } f
 import { insertPaymentOrder, type PaymentOrderSummary } from '../ledger/payment-orders.repository.ts';
 import { controlSum, paymentOrderXml, type CreditTransfer } from '../messages/payment-order.document.ts';
 import { PaymentOrderSchema } from '../messages/payment-order.schema.ts';
-import { newMessageId } from './message-id.ts';
+import { newMessageId } from '../pipeline/message-id.ts';
 
 /**
  * The insurer's 1 % of the death benefits a payout run orders (payout-run.ts): the

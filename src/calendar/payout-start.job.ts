@@ -8,7 +8,7 @@ import type { CalendarJob } from './calendar.scheduler.ts';
  * else the insured's birthday at the product's payout age: src/core/payout-start.ts).
  * Each one reached gets its `payout_notices` row, once; payout-notices.job.ts tells the
  * insured (by mail or by letter) and customer service, and the insured then starts the
- * payout (a signed payout request, src/pipeline/payout-request.ts; or a paper form staff
+ * payout (a signed payout request, src/requests/payout-request.ts; or a paper form staff
  * register: POST /api/insurances/<number>/payout, `depot-gateway payout-start`).
  * A period is a Stockholm day; a day missed while the gateway was down is covered by
  * the next, which finds every insurance reached on or before it.

@@ -13,7 +13,7 @@ import type { Database, Sql } from '../ledger/database.ts';
 import type { AccessGate } from '../ledger/powers-of-attorney.repository.ts';
 import { closeSignCase, insertSignCase } from '../ledger/sign-cases.repository.ts';
 import { CUSTODIAN_SWITCH_ORDER, custodianSwitchOrderId, custodianSwitchOrderXml } from '../messages/custodian-switch-order.document.ts';
-import type { RunDeps } from './debit-run.ts';
+import type { RunDeps } from '../calendar/debit-run.ts';
 import type { CountedSignature } from './signed-requests.ts';
 
 /**

@@ -16,8 +16,8 @@ import { deliveryTargetsOf } from '../ledger/outgoing-documents.repository.ts';
 import { DEBIT_ACCOUNTS, debitAccountsXml, type DebitAccountsAccount, type DebitAccountsRun } from '../messages/debit-accounts.document.ts';
 import { advisorFirmDirectory, withAdvisorFeesOf, type AdvisorFirmCounterparty } from './advisor-fees.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
-import { outgoingDeliveryKey } from './deliver-outgoing.ts';
-import type { StageScheduler } from './pipeline-deps.ts';
+import { outgoingDeliveryKey } from '../pipeline/deliver-outgoing.ts';
+import type { StageScheduler } from '../pipeline/pipeline-deps.ts';
 import { waitingAt, withoutSwitching } from './custodian-switch-runs.ts';
 
 /**

@@ -4,7 +4,7 @@ import type { SignCaseSubjectKind } from '../ledger/sign-cases.repository.ts';
 import { addWithdrawalEvent } from '../ledger/withdrawal-requests.repository.ts';
 import { applicationSignedHandler, type ApplicationDecisionRules } from './application-signed.ts';
 import { custodianSwitchSigned } from './custodian-switch.ts';
-import type { RunDeps } from './debit-run.ts';
+import type { RunDeps } from '../calendar/debit-run.ts';
 import { payoutRequestSigned } from './payout-request.ts';
 import { orderWithdrawalIfReady } from './withdrawal-order.ts';
 

@@ -10,7 +10,7 @@ import {
 import type { Sql } from '../ledger/database.ts';
 import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
 import { findSignCaseOf } from '../ledger/sign-cases.repository.ts';
-import { expireApplications } from './application-expiry.job.ts';
+import { expireApplications } from '../calendar/application-expiry.job.ts';
 import type { SignedRequestHandler } from './signed-requests.ts';
 
 /**

@@ -7,7 +7,7 @@ import {
   addWithdrawalEvent, lockWithdrawalRequest, markOrdered, recordDecision, setWithdrawalStatus, withdrawalOrderFacts, type WithdrawalSummary,
 } from '../ledger/withdrawal-requests.repository.ts';
 import { DEBIT_ACCOUNTS } from '../messages/debit-accounts.document.ts';
-import { handOverRunDocuments, storeCustodianRun, type RunDeps } from './debit-run.ts';
+import { handOverRunDocuments, storeCustodianRun, type RunDeps } from '../calendar/debit-run.ts';
 
 /**
  * A withdrawal goes to the custodian once the insurer has approved it and every

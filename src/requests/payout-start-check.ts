@@ -5,7 +5,7 @@ import { checkPayoutRequest, payoutCanBegin, type PayoutRequest, type PayoutRequ
 import type { Sql } from '../ledger/database.ts';
 import { payoutRunMade, type InsurancePayoutFacts } from '../ledger/payout-start.repository.ts';
 import { isValidatedAccount } from '../ledger/withdrawal-accounts.repository.ts';
-import { PAYOUT_RUN_JOB } from './payout-run.ts';
+import { PAYOUT_RUN_JOB } from '../calendar/payout-run.ts';
 
 /**
  * A payout start checked against the ledger, in the caller's transaction, the same for

@@ -46,10 +46,10 @@ import { handOverRunDocuments, storeCustodianRun, type CustodianRunSummary, type
 /**
  * The payout the insured started, as staff registered it from a paper form
  * (src/http/staff/payout-start.routes.ts) or the insured's signed request registered it
- * (src/pipeline/payout-request.ts): the audit of the payout.
+ * (src/requests/payout-request.ts): the audit of the payout.
  */
 export interface PayoutRegistration {
-  /** Clearing number and account number, digits only: validated as the insured's (src/pipeline/payout-start-check.ts). */
+  /** Clearing number and account number, digits only: validated as the insured's (src/requests/payout-start-check.ts). */
   readonly withdrawalAccount: string;
   /** `staff:<user>`, `cli:<account>` or `bankid:<the insured's personnummer>`; the payout's `created_at` says when. */
   readonly registeredBy: string;

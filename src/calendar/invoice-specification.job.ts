@@ -15,7 +15,7 @@ import {
 } from '../messages/invoice-specification.document.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
 import { handOverRunDocuments } from './debit-run.ts';
-import type { StageScheduler } from './pipeline-deps.ts';
+import type { StageScheduler } from '../pipeline/pipeline-deps.ts';
 
 /**
  * The monthly invoice specification: on the configured day of each month every

@@ -15,7 +15,7 @@ import { PaymentOrderSchema } from '../messages/payment-order.schema.ts';
 import type { AdvisorFirmCounterparty } from './advisor-fees.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
 import { handOverRunDocuments } from './debit-run.ts';
-import type { StageScheduler } from './pipeline-deps.ts';
+import type { StageScheduler } from '../pipeline/pipeline-deps.ts';
 
 /**
  * The monthly commission payment (docs/commission.md): on the 5th (or the first banking
