@@ -7,7 +7,7 @@
  */
 import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { DEMO } from '../src/ledger/demo-data.ts';
+import { DEMO } from '../src/demo/demo-data.ts';
 import { startTestGateway, type TestGateway } from './support/harness.ts';
 import { planDocument } from './support/documents.ts';
 

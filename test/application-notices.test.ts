@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { createSmtpSender } from '../src/channels/mail/smtp.sender.ts';
 import type { MailSender } from '../src/channels/mail/mail-sender.ts';
 import { hashSecret } from '../src/config/secret-hash.ts';
-import { listApplicationNotices } from '../src/ledger/application-notices.repository.ts';
+import { listApplicationNotices } from '../src/ledger/advice/application-notices.repository.ts';
 import { applicationNoticeJob, mailApplicationNotices, type ApplicationNoticeDeps } from '../src/calendar/application-notices.job.ts';
 import { runDuePeriods } from '../src/calendar/calendar.scheduler.ts';
 import { registerCompanySignatories, signCase, submitSigned, type RestCall } from './support/application-signing.ts';

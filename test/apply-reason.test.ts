@@ -5,7 +5,7 @@
  */
 import { test, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { listEvents } from '../src/ledger/messages.repository.ts';
+import { listEvents } from '../src/ledger/messages/messages.repository.ts';
 import { changeFee, PERSONS } from './support/documents.ts';
 import { dropFile, startTestGateway, waitFor, type TestGateway } from './support/harness.ts';
 

@@ -20,7 +20,7 @@ import { createBankIdClientFromConfig } from '../src/bankid/bankid-client.ts';
 import { ensureBankIdTestCertificates } from '../src/bankid/bankid-test-certificates.ts';
 import { buildStartSummary, formatStartSummary } from '../src/cli/start-summary.ts';
 import { loadConfig, parseConfig } from '../src/config/load-config.ts';
-import { DEMO_PEOPLE } from '../src/ledger/demo-data.ts';
+import { DEMO_PEOPLE } from '../src/demo/demo-data.ts';
 import { advisorFirmApi } from './support/bankid.ts';
 import { deleteQueues, startTestGateway, TEST_REDIS_URL, waitFor, type TestGateway } from './support/harness.ts';
 import { freePort, runCli, runCliToEnd, writeConfigFile } from './support/processes.ts';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import { migrate } from '../src/ledger/migrate.ts';
 import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
-import { recordSetAsideMail } from '../src/ledger/mail-set-aside.repository.ts';
+import { recordSetAsideMail } from '../src/ledger/messages/mail-set-aside.repository.ts';
 import { createTestDatabase, testSettings, type TestDatabase } from './support/harness.ts';
 import { writeConfigFile } from './support/processes.ts';
 

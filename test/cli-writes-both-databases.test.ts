@@ -39,7 +39,7 @@ import { hashSecret } from '../src/config/secret-hash.ts';
 import { stockholmDate } from '../src/core/calendar-date.ts';
 import { addMonths } from '../src/core/payout-plan.ts';
 import type { Database } from '../src/ledger/database.ts';
-import { markDead } from '../src/ledger/messages.repository.ts';
+import { markDead } from '../src/ledger/messages/messages.repository.ts';
 import { openPgliteDatabase } from '../src/ledger/pglite.database.ts';
 import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
 import { submitSigned } from './support/application-signing.ts';

@@ -21,7 +21,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { FIXED_NOW, startTestGateway, waitFor, type TestGateway } from './support/harness.ts';
 import { stockholmDate } from '../src/core/calendar-date.ts';
 import { salaryAdjustment, PERSONS } from './support/documents.ts';
-import { markDead } from '../src/ledger/messages.repository.ts';
+import { markDead } from '../src/ledger/messages/messages.repository.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = join(process.env.DG_TEST_OUTPUT ?? join(tmpdir(), 'depot-gateway-test-output'), 'console');

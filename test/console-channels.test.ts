@@ -7,7 +7,7 @@
  */
 import { test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { recordChannelHealth } from '../src/ledger/channel-health.repository.ts';
+import { recordChannelHealth } from '../src/ledger/messages/channel-health.repository.ts';
 import { startTestGateway, FIXED_NOW, type TestGateway } from './support/harness.ts';
 import { consolePage, signInToConsole, type ConsoleSession } from './support/console-session.ts';
 

@@ -25,7 +25,7 @@ import { SchemaRegistry } from '../src/messages/schema-registry.ts';
 import { flagStalledSwitches, orderWaitingLines } from '../src/calendar/custodian-switches.job.ts';
 import { makeRun, runDebitRun, runDepsFrom } from '../src/calendar/debit-run.ts';
 import { checkReportDeadlines, expectedCustodians } from '../src/calendar/report-deadlines.job.ts';
-import { recordCustodiansFirstSeen } from '../src/ledger/custodians-first-seen.repository.ts';
+import { recordCustodiansFirstSeen } from '../src/ledger/custody/custodians-first-seen.repository.ts';
 import { advisorFirmApi, startTestBankId, type TestBankId } from './support/bankid.ts';
 import { consolePage, signInToConsole } from './support/console-session.ts';
 import { holdingsReport, transactionsReport } from './support/custodian-reports.ts';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import type { Database } from '../src/ledger/database.ts';
-import { seedDemoData } from '../src/ledger/demo-data.ts';
+import { seedDemoData } from '../src/demo/demo-data.ts';
 import { migrate } from '../src/ledger/migrate.ts';
 import { openPgliteDatabase } from '../src/ledger/pglite.database.ts';
 import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';

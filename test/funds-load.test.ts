@@ -6,8 +6,8 @@ import { afterAll, beforeAll, test } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
 import { migrate } from '../src/ledger/migrate.ts';
-import { seedDemoData } from '../src/ledger/demo-data.ts';
-import { loadFunds } from '../src/ledger/funds.repository.ts';
+import { seedDemoData } from '../src/demo/demo-data.ts';
+import { loadFunds } from '../src/ledger/custody/funds.repository.ts';
 import type { Database } from '../src/ledger/database.ts';
 import { createTestDatabase, type TestDatabase } from './support/harness.ts';
 

@@ -1,6 +1,6 @@
 /**
  * The console's message detail reads every ledger table with a `message_id` column for
- * the rows one message wrote (src/ledger/ledger-changes.repository.ts): each of those
+ * the rows one message wrote (src/ledger/messages/ledger-changes.repository.ts): each of those
  * tables must find them by an index, or opening a message reads the table whole. A
  * table added later without one fails here. Real PostgreSQL, migrated as a gateway does.
  */
@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { openDatabase } from '../src/app.ts';
 import { parseConfig } from '../src/config/load-config.ts';
 import type { Database } from '../src/ledger/database.ts';
-import { ledgerTablesWithMessageId } from '../src/ledger/ledger-changes.repository.ts';
+import { ledgerTablesWithMessageId } from '../src/ledger/messages/ledger-changes.repository.ts';
 import { migrate } from '../src/ledger/migrate.ts';
 import { createTestDatabase, type TestDatabase } from './support/harness.ts';
 

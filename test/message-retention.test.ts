@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { markDead } from '../src/ledger/messages.repository.ts';
+import { markDead } from '../src/ledger/messages/messages.repository.ts';
 import { archiveMessageBytes, pruneArchiveFolders, MESSAGE_RETENTION_JOB } from '../src/calendar/message-retention.job.ts';
 import { FIXED_NOW, startTestGateway, waitFor, type TestGateway, type TestGatewayOptions } from './support/harness.ts';
 import { salaryAdjustment, PERSONS } from './support/documents.ts';

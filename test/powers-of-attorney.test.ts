@@ -6,7 +6,7 @@
 import { describe, test, beforeAll, afterAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from './support/harness.ts';
-import { customerAccessFacts } from '../src/ledger/powers-of-attorney.repository.ts';
+import { customerAccessFacts } from '../src/ledger/advice/powers-of-attorney.repository.ts';
 import { decideAccess, type ApiCaller } from '../src/core/access.policy.ts';
 
 const staff = { authorization: `Basic ${Buffer.from('staff:test-password').toString('base64')}` };

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { RemoteSftpPoller } from '../src/channels/remote-sftp/remote-sftp.poller.ts';
 import { SftpSession, type SftpSessionLog } from '../src/channels/remote-sftp/sftp-session.ts';
-import { remoteFilesOf } from '../src/ledger/remote-files.repository.ts';
+import { remoteFilesOf } from '../src/ledger/messages/remote-files.repository.ts';
 import { LEASE_LOCKS } from '../src/ledger/postgres-leases.ts';
 import { isGatewayError } from '../src/core/gateway-error.ts';
 import { changeFee, PERSONS } from './support/documents.ts';

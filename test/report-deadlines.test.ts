@@ -16,7 +16,7 @@ import { createSmtpSender } from '../src/channels/mail/smtp.sender.ts';
 import type { Sql } from '../src/ledger/database.ts';
 import { migrate } from '../src/ledger/migrate.ts';
 import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
-import { recordReportArrival } from '../src/ledger/report-deadlines.repository.ts';
+import { recordReportArrival } from '../src/ledger/custody/report-deadlines.repository.ts';
 import { CALENDAR_TIME_ZONE, runDuePeriods } from '../src/calendar/calendar.scheduler.ts';
 import { DEADLINE_CHECK_JOB, checkReportDeadlines, listCustodianReports, reportDeadlineJob, type DeadlineCheckDeps } from '../src/calendar/report-deadlines.job.ts';
 import { bankingDaysBetween } from '../src/core/banking-calendar.ts';

@@ -3,7 +3,7 @@ import type { IsoDate } from '../core/calendar-date.ts';
 import type { AccountDebit, DebitRunResult, Valuation } from '../core/debit-run.ts';
 import type { GatewayConfig } from '../config/config.schema.ts';
 import type { Sql } from '../ledger/database.ts';
-import { pendingAdvisorFees } from '../ledger/commission.repository.ts';
+import { pendingAdvisorFees } from '../ledger/custody/commission.repository.ts';
 
 /**
  * A debit run's advisor fees (docs/commission.md): the commission lines accepted from

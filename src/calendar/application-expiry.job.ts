@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { stockholmDate, type IsoDate } from '../core/calendar-date.ts';
-import { expireUnsignedApplications } from '../ledger/applications.repository.ts';
+import { expireUnsignedApplications } from '../ledger/advice/applications.repository.ts';
 import type { Sql } from '../ledger/database.ts';
-import { closeSignCase } from '../ledger/sign-cases.repository.ts';
+import { closeSignCase } from '../ledger/advice/sign-cases.repository.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { maskPersonalIdentityNumbers } from '../core/identifiers.ts';
-import type { NoticeRecipient } from '../ledger/application-notices.repository.ts';
+import type { NoticeRecipient } from '../ledger/advice/application-notices.repository.ts';
 
 /**
  * The text of a notice that an application went to manual review, for the advisor

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { MailSender } from '../channels/mail/mail-sender.ts';
 import type { Sql } from '../ledger/database.ts';
-import type { NoticeRecipient } from '../ledger/application-notices.repository.ts';
+import type { NoticeRecipient } from '../ledger/advice/application-notices.repository.ts';
 import { applicationNoticeText, type NoticeToMail } from './application-notice-text.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
 

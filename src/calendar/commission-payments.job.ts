@@ -7,8 +7,8 @@ import {
 import { PROJECT_ROOT } from '../config/load-config.ts';
 import type { GatewayConfig } from '../config/config.schema.ts';
 import type { Sql } from '../ledger/database.ts';
-import { debitedUnpaidFees, insertCommissionStatement, matchDebitedFees, type DebitedFeeRow } from '../ledger/commission.repository.ts';
-import { insertPaymentOrder } from '../ledger/payment-orders.repository.ts';
+import { debitedUnpaidFees, insertCommissionStatement, matchDebitedFees, type DebitedFeeRow } from '../ledger/custody/commission.repository.ts';
+import { insertPaymentOrder } from '../ledger/custody/payment-orders.repository.ts';
 import { COMMISSION_STATEMENT, commissionStatementXml } from '../messages/commission-statement.document.ts';
 import { controlSum, paymentOrderXml, type CreditTransfer } from '../messages/payment-order.document.ts';
 import { PaymentOrderSchema } from '../messages/payment-order.schema.ts';

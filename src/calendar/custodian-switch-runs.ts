@@ -1,6 +1,6 @@
 import { switchWaitReason } from '../core/custodian-switch.rules.ts';
 import type { HeldAccount } from '../core/debit-run.ts';
-import { openSwitchesOf, recordSwitchWait } from '../ledger/custodian-switches.repository.ts';
+import { openSwitchesOf, recordSwitchWait } from '../ledger/custody/custodian-switches.repository.ts';
 import type { Sql } from '../ledger/database.ts';
 
 /**

@@ -4,7 +4,7 @@ import { stockholmDate } from '../core/calendar-date.ts';
 import { switchStalled } from '../core/custodian-switch.rules.ts';
 import { parseDebitRunKey } from '../core/debit-run.ts';
 import { requireYearMonth } from '../core/payout-plan.ts';
-import { addSwitchEvent, listSwitches, markWaitOrdered, noteSwitch, type SwitchRecord } from '../ledger/custodian-switches.repository.ts';
+import { addSwitchEvent, listSwitches, markWaitOrdered, noteSwitch, type SwitchRecord } from '../ledger/custody/custodian-switches.repository.ts';
 import type { Sql } from '../ledger/database.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
 import { handOverRunDocuments, runDebitRun, type RunDeps } from './debit-run.ts';

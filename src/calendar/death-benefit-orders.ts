@@ -1,8 +1,8 @@
 import { payoutDeadline, sellOrderDeadline } from '../core/banking-calendar.ts';
 import type { IsoDate } from '../core/calendar-date.ts';
 import { requireYearMonth, type YearMonth } from '../core/payout-plan.ts';
-import type { StoredLine } from '../ledger/debit-runs.repository.ts';
-import type { DueDeathBenefit } from '../ledger/death-benefits.repository.ts';
+import type { StoredLine } from '../ledger/custody/debit-runs.repository.ts';
+import type { DueDeathBenefit } from '../ledger/plan/death-benefits.repository.ts';
 import type { DebitAccountsAccount } from '../messages/debit-accounts.document.ts';
 
 /**

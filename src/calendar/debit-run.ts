@@ -8,11 +8,11 @@ import { birthDateOf, coveragesInQuarter, debitRun, debitRunKey, parseDebitRunKe
 import type { Database, Sql } from '../ledger/database.ts';
 import {
   custodiansDone, depositsOf, insertLines, insertRun, insuredAccounts, lockRun, undeliveredRunDocuments, valuationsOf, type StoredLine,
-} from '../ledger/debit-runs.repository.ts';
-import { markHeldTaxesDebited, pendingHeldTaxes, recordHeldTaxes, type HeldTaxOfAccount } from '../ledger/held-yield-taxes.repository.ts';
-import { coveragesOn, monthlyPremiumsOn } from '../ledger/insurance-coverages.repository.ts';
-import { markAdvisorFeesOrdered } from '../ledger/commission.repository.ts';
-import { deliveryTargetsOf } from '../ledger/outgoing-documents.repository.ts';
+} from '../ledger/custody/debit-runs.repository.ts';
+import { markHeldTaxesDebited, pendingHeldTaxes, recordHeldTaxes, type HeldTaxOfAccount } from '../ledger/custody/held-yield-taxes.repository.ts';
+import { coveragesOn, monthlyPremiumsOn } from '../ledger/plan/insurance-coverages.repository.ts';
+import { markAdvisorFeesOrdered } from '../ledger/custody/commission.repository.ts';
+import { deliveryTargetsOf } from '../ledger/messages/outgoing-documents.repository.ts';
 import { DEBIT_ACCOUNTS, debitAccountsXml, type DebitAccountsAccount, type DebitAccountsRun } from '../messages/debit-accounts.document.ts';
 import { advisorFirmDirectory, withAdvisorFeesOf, type AdvisorFirmCounterparty } from './advisor-fees.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';

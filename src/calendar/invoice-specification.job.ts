@@ -8,8 +8,8 @@ import { renderInvoiceSpecificationPdf } from '../documents/invoice-specificatio
 import type { Database, Sql } from '../ledger/database.ts';
 import {
   agreementHistories, agreementsToSpecify, insertInvoiceSpecification, markInvoiceSpecificationForDelivery, type AgreementToSpecify,
-} from '../ledger/invoice-specifications.repository.ts';
-import { appendStaffAudit } from '../ledger/staff-audit.repository.ts';
+} from '../ledger/plan/invoice-specifications.repository.ts';
+import { appendStaffAudit } from '../ledger/staff/staff-audit.repository.ts';
 import {
   invoiceSpecificationFileName, invoiceSpecificationId, invoiceSpecificationXml,
 } from '../messages/invoice-specification.document.ts';

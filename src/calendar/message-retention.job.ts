@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { stockholmDate } from '../core/calendar-date.ts';
 import type { Sql } from '../ledger/database.ts';
-import type { DocumentStore } from '../ledger/document-store.ts';
+import type { DocumentStore } from '../ledger/messages/document-store.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
 
 /**

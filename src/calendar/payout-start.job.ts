@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { stockholmDate } from '../core/calendar-date.ts';
-import { recordPayoutCanBegin } from '../ledger/payout-start.repository.ts';
+import { recordPayoutCanBegin } from '../ledger/plan/payout-start.repository.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
 
 /**

@@ -5,14 +5,14 @@ import { GatewayError } from '../core/gateway-error.ts';
 import { REPORT_STATUSES, noticeText, reportStatuses, type ReportKind, type ReportStatus } from '../core/report-deadlines.ts';
 import type { MailSender } from '../channels/mail/mail-sender.ts';
 import type { Sql } from '../ledger/database.ts';
-import { listRecordedDeadlines, lockUnnotifiedReports, markNotified, recordMissingReports, type RecordedReportDeadline } from '../ledger/report-deadlines.repository.ts';
+import { listRecordedDeadlines, lockUnnotifiedReports, markNotified, recordMissingReports, type RecordedReportDeadline } from '../ledger/custody/report-deadlines.repository.ts';
 import { annualNoticeText, annualReportStatuses, annualReportWindow, latestClosedAccountYear, type AnnualReportKind } from '../core/annual-report-deadlines.ts';
-import { custodiansFirstSeen } from '../ledger/custodians-first-seen.repository.ts';
+import { custodiansFirstSeen } from '../ledger/custody/custodians-first-seen.repository.ts';
 import { switchReportDays } from '../core/custodian-switch.rules.ts';
-import { switchPartiesBetween } from '../ledger/custodian-switches.repository.ts';
+import { switchPartiesBetween } from '../ledger/custody/custodian-switches.repository.ts';
 import {
   custodiansWithAccountsOpenIn, listRecordedAnnualReports, lockUnnotifiedAnnualReports, markAnnualNotified, recordMissingAnnualReports, type RecordedAnnualReport,
-} from '../ledger/annual-report-deadlines.repository.ts';
+} from '../ledger/custody/annual-report-deadlines.repository.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
 import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
 

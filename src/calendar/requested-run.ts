@@ -2,7 +2,7 @@ import type { Quarter } from '../core/banking-calendar.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import type { YearMonth } from '../core/payout-plan.ts';
 import type { Database } from '../ledger/database.ts';
-import { deliveryTargetsOf } from '../ledger/outgoing-documents.repository.ts';
+import { deliveryTargetsOf } from '../ledger/messages/outgoing-documents.repository.ts';
 import { makeRun, runDebitRun, type RunDeps, type RunOutcome } from './debit-run.ts';
 import { runPayoutRun } from './payout-run.ts';
 

@@ -3,7 +3,7 @@ import { parseBankAccount } from '../core/bank-account.ts';
 import { bankingDayOnOrBefore, previousBankingDay } from '../core/banking-calendar.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
 import { validationRunAt, WITHDRAWAL_ACCOUNT_RUN_TIME } from '../core/withdrawal-account.rules.ts';
-import { decideRegistration, pendingRegistrationsDue } from '../ledger/withdrawal-accounts.repository.ts';
+import { decideRegistration, pendingRegistrationsDue } from '../ledger/advice/withdrawal-accounts.repository.ts';
 import type { AccountOwnershipCheck } from './account-ownership.ts';
 import type { CalendarJob } from './calendar.scheduler.ts';
 

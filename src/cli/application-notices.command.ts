@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { listApplicationNotices, type ApplicationNoticeView } from '../ledger/application-notices.repository.ts';
+import { listApplicationNotices, type ApplicationNoticeView } from '../ledger/advice/application-notices.repository.ts';
 import { noticeLimit } from '../http/staff/application-notices.routes.ts';
 import { printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { table } from './output.ts';

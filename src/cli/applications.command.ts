@@ -4,7 +4,7 @@ import { GatewayError } from '../core/gateway-error.ts';
 import {
   decideApplication, findApplication, listApplications, type ApplicationFilter, type ApplicationRecord, type ApplicationStatus,
   type ApplicationSummary, type ReviewDecision,
-} from '../ledger/applications.repository.ts';
+} from '../ledger/advice/applications.repository.ts';
 import { APPLICATION_KINDS, APPLICATION_STATUSES, notUnderReview, readApplicationLimit } from '../http/staff/application-review.routes.ts';
 import { postJson, printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { table } from './output.ts';

@@ -3,7 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { startBankIdTestServer } from '../bankid/bankid-test-server.ts';
 import { isLoopbackHost } from '../config/exposed-credentials.ts';
 import { GatewayError } from '../core/gateway-error.ts';
-import { DEMO_PEOPLE } from '../ledger/demo-data.ts';
+import { DEMO_PEOPLE } from '../demo/demo-data.ts';
 import { loadSettings, type GlobalOptions } from './gateway-or-store.ts';
 import { EXIT } from './output.ts';
 

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { GatewayError } from '../core/gateway-error.ts';
 import {
   companySigningRegister, registerCompanySignatory, revokeCompanySignatory, setCompanySigningRule, type CompanySignatoryRow, type CompanySigningRegister,
-} from '../ledger/company-signatories.repository.ts';
+} from '../ledger/advice/company-signatories.repository.ts';
 import { notRevocableSignatory, readNewSignatory, readOrganisationNumber, readRequiredSignatures } from '../http/staff/company-signatories.routes.ts';
 import { readRevokeReason } from '../http/staff/powers-of-attorney.routes.ts';
 import { postJson, printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';

@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { GatewayError, isGatewayError } from '../core/gateway-error.ts';
 import { readApplicationLimit } from '../http/staff/application-review.routes.ts';
 import { staffView } from '../http/staff/custodian-switch-review.routes.ts';
-import { findSwitch, listSwitches } from '../ledger/custodian-switches.repository.ts';
+import { findSwitch, listSwitches } from '../ledger/custody/custodian-switches.repository.ts';
 import { closeCustodianSwitch, registerSwitchForCustomer } from '../requests/custodian-switch.ts';
 import { STAFF_REQUEST_CHANNELS, type StaffRequestChannel } from '../requests/withdrawal-request.ts';
 import { postJson, printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { isGatewayError } from '../core/gateway-error.ts';
-import { listDeathBenefits, type DeathBenefit, type DeathBenefitStatus } from '../ledger/death-benefits.repository.ts';
+import { listDeathBenefits, type DeathBenefit, type DeathBenefitStatus } from '../ledger/plan/death-benefits.repository.ts';
 import { readApplicationLimit } from '../http/staff/application-review.routes.ts';
 import { recordBeneficiaryOf } from '../http/staff/death-benefits.routes.ts';
 import { postJson, printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';

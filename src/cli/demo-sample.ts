@@ -3,7 +3,7 @@ import { writeFile, rename } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Gateway } from '../app.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
-import { DEMO } from '../ledger/demo-data.ts';
+import { DEMO } from '../demo/demo-data.ts';
 import { CATALOGUE_NAMESPACE } from '../messages/catalogue-namespace.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { readDirectQueryFilter } from '../http/staff/direct-queries.routes.ts';
-import { listDirectQueries, type DirectQueryRow } from '../ledger/direct-queries.repository.ts';
+import { listDirectQueries, type DirectQueryRow } from '../ledger/advice/direct-queries.repository.ts';
 import { printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { table } from './output.ts';
 

@@ -4,9 +4,9 @@ import type { GatewayConfig } from '../config/config.schema.ts';
 import { GatewayError, isGatewayError } from '../core/gateway-error.ts';
 import { ERROR_CODES, isErrorCode } from '../core/error-codes.ts';
 import type { IntakeReceipt } from '../channels/envelope.ts';
-import type { MessageEvent, MessageFilter, StoredMessage } from '../ledger/messages.repository.ts';
+import type { MessageEvent, MessageFilter, StoredMessage } from '../ledger/messages/messages.repository.ts';
 import type { CustodianReportView } from '../calendar/report-deadlines.job.ts';
-import type { SetAsideMailView } from '../ledger/mail-set-aside.repository.ts';
+import type { SetAsideMailView } from '../ledger/messages/mail-set-aside.repository.ts';
 
 /**
  * The CLI's client of a running gateway's staff API (same host and port as the

@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { stockholmDate } from '../core/calendar-date.ts';
 import { GatewayError, isGatewayError } from '../core/gateway-error.ts';
 import { endedOrThrow, readInsuranceEnd } from '../http/staff/insurance-end.routes.ts';
-import { INSURANCE_END_CAUSES } from '../ledger/insurance-end.repository.ts';
+import { INSURANCE_END_CAUSES } from '../ledger/plan/insurance-end.repository.ts';
 import { recordEndWithLeaflet, type EndWithLeaflet } from '../requests/transfer-leaflet-out.ts';
 import { postJson, printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { EXIT, reportError, table } from './output.ts';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { stockholmDate } from '../core/calendar-date.ts';
 import { insuranceOrThrow } from '../http/staff/insurance-view.routes.ts';
-import type { InsuranceView } from '../ledger/insurance-view.repository.ts';
+import type { InsuranceView } from '../ledger/plan/insurance-view.repository.ts';
 import { printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { table } from './output.ts';
 

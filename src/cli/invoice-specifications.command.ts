@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { GatewayError } from '../core/gateway-error.ts';
 import { requireYearMonth } from '../core/payout-plan.ts';
 import { readApplicationLimit } from '../http/staff/application-review.routes.ts';
-import { findInvoiceSpecification, listInvoiceSpecifications, type InvoiceSpecificationRow } from '../ledger/invoice-specifications.repository.ts';
+import { findInvoiceSpecification, listInvoiceSpecifications, type InvoiceSpecificationRow } from '../ledger/plan/invoice-specifications.repository.ts';
 import {
   invoiceSpecificationDepsFrom, makeInvoiceSpecifications, sendInvoiceSpecificationAgain, type InvoiceSpecificationRunSummary,
 } from '../calendar/invoice-specification.job.ts';

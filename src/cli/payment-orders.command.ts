@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { GatewayError } from '../core/gateway-error.ts';
 import { readApplicationLimit } from '../http/staff/application-review.routes.ts';
-import { findPaymentOrder, listPaymentOrders, type PaymentOrderSummary } from '../ledger/payment-orders.repository.ts';
+import { findPaymentOrder, listPaymentOrders, type PaymentOrderSummary } from '../ledger/custody/payment-orders.repository.ts';
 import { printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { table } from './output.ts';
 

@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { GatewayError } from '../core/gateway-error.ts';
-import { grantPowerOfAttorney, listPowersOfAttorney, revokePowerOfAttorney, type PowerOfAttorneyRow } from '../ledger/powers-of-attorney.repository.ts';
+import { grantPowerOfAttorney, listPowersOfAttorney, revokePowerOfAttorney, type PowerOfAttorneyRow } from '../ledger/advice/powers-of-attorney.repository.ts';
 import { notAnAdvisorFirm, notRevocable, readNewPower, readRevokeReason } from '../http/staff/powers-of-attorney.routes.ts';
 import { postJson, printJson, throughGatewayOrStore, type GlobalOptions } from './gateway-or-store.ts';
 import { table } from './output.ts';

@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { withConfiguredRates } from '../core/charges/yield-tax-rates.ts';
 import { GatewayError, isGatewayError } from '../core/gateway-error.ts';
 import type { StoredWithdrawalStatus } from '../core/withdrawal-request.rules.ts';
-import { findWithdrawalRequest, listWithdrawalRequests, type WithdrawalRequestRecord, type WithdrawalSummary } from '../ledger/withdrawal-requests.repository.ts';
+import { findWithdrawalRequest, listWithdrawalRequests, type WithdrawalRequestRecord, type WithdrawalSummary } from '../ledger/advice/withdrawal-requests.repository.ts';
 import { readApplicationLimit } from '../http/staff/application-review.routes.ts';
 import { notAwaitingDecision, WITHDRAWAL_STATUSES } from '../http/staff/withdrawal-review.routes.ts';
 import { runDepsFrom } from '../calendar/debit-run.ts';

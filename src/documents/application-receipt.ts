@@ -1,4 +1,4 @@
-import type { InsuranceApplicationRecord } from '../ledger/applications.repository.ts';
+import type { InsuranceApplicationRecord } from '../ledger/advice/applications.repository.ts';
 import { signatoriesSection } from './signatories-section.ts';
 import { renderTextPdf } from './text-pdf.ts';
 

@@ -1,6 +1,6 @@
 import { stockholmDate } from '../core/calendar-date.ts';
 import { planPremiums, type PremiumRuleInput } from '../core/plan-application.rules.ts';
-import type { PlanApplicationRecord } from '../ledger/applications.repository.ts';
+import type { PlanApplicationRecord } from '../ledger/advice/applications.repository.ts';
 import { signatoriesSection } from './signatories-section.ts';
 import { renderTextPdf } from './text-pdf.ts';
 

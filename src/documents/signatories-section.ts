@@ -1,4 +1,4 @@
-import type { ApplicationSigning } from '../ledger/applications.repository.ts';
+import type { ApplicationSigning } from '../ledger/advice/applications.repository.ts';
 import type { TextPdfSection } from './text-pdf.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { WithdrawalRequestRecord } from '../ledger/withdrawal-requests.repository.ts';
+import type { WithdrawalRequestRecord } from '../ledger/advice/withdrawal-requests.repository.ts';
 import { renderTextPdf } from './text-pdf.ts';
 
 /**

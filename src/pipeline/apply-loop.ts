@@ -1,5 +1,5 @@
-import { markValidatedMany } from '../ledger/messages.repository.ts';
-import { readInMemoryApplyState } from '../ledger/in-memory-apply.repository.ts';
+import { markValidatedMany } from '../ledger/messages/messages.repository.ts';
+import { readInMemoryApplyState } from '../ledger/messages/in-memory-apply.repository.ts';
 import { applyCandidates, RunCarefully, StatusChanged, type Run } from './apply-candidates.ts';
 import { planRound, seqOf, type Fate, type Whereabouts } from './apply-round.ts';
 import { countFinished, withDocuments } from './apply.stage.ts';

@@ -1,6 +1,6 @@
 import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
-import type { InMemoryApplyState } from '../ledger/in-memory-apply.repository.ts';
+import type { InMemoryApplyState } from '../ledger/messages/in-memory-apply.repository.ts';
 import { planRound, type Whereabouts } from './apply-round.ts';
 import type { ValidatedDocument } from './pipeline-deps.ts';
 

@@ -1,4 +1,4 @@
-import type { InMemoryApplyState } from '../ledger/in-memory-apply.repository.ts';
+import type { InMemoryApplyState } from '../ledger/messages/in-memory-apply.repository.ts';
 import type { Candidate } from './apply-candidates.ts';
 import type { ValidatedDocument } from './pipeline-deps.ts';
 

@@ -2,7 +2,7 @@ import { GatewayError } from '../core/gateway-error.ts';
 import type { Sql } from '../ledger/database.ts';
 import {
   findValidatedKeys, getMessage, getValidatedDocuments, listApplicable, listApplicableOfKeys, type ApplicableMessage,
-} from '../ledger/messages.repository.ts';
+} from '../ledger/messages/messages.repository.ts';
 import { applyCandidates, RunCarefully, type ApplyResult, type Candidate, type Run } from './apply-candidates.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 

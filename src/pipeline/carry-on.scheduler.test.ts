@@ -1,6 +1,6 @@
 import { test } from '@jest/globals';
 import assert from 'node:assert/strict';
-import type { PipelineStage } from '../ledger/messages.repository.ts';
+import type { PipelineStage } from '../ledger/messages/messages.repository.ts';
 import { CarryOnScheduler } from './carry-on.scheduler.ts';
 import type { EnqueueOptions, StageScheduler } from './pipeline-deps.ts';
 

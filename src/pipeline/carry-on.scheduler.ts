@@ -1,4 +1,4 @@
-import type { PipelineStage } from '../ledger/messages.repository.ts';
+import type { PipelineStage } from '../ledger/messages/messages.repository.ts';
 import type { EnqueueOptions, StageScheduler } from './pipeline-deps.ts';
 
 /** Runs a stage on messages; gives those it could not finish, by id, with why. */

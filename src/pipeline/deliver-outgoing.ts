@@ -1,6 +1,6 @@
 import { GatewayError } from '../core/gateway-error.ts';
 import { deliverAll, type OutboundChannel, type OutgoingDocument } from '../channels/outbound.ts';
-import { recordOutgoingDeliveries, recordOutgoingFailure, undeliveredOutgoingDocuments } from '../ledger/outgoing-documents.repository.ts';
+import { recordOutgoingDeliveries, recordOutgoingFailure, undeliveredOutgoingDocuments } from '../ledger/messages/outgoing-documents.repository.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { GatewayError } from '../core/gateway-error.ts';
-import { getPendingDeliveries, recordDeliveries, recordDelivery, type PendingDelivery } from '../ledger/responses.repository.ts';
+import { getPendingDeliveries, recordDeliveries, recordDelivery, type PendingDelivery } from '../ledger/messages/responses.repository.ts';
 import { deliverAll, type OutboundChannel, type OutgoingDocument } from '../channels/outbound.ts';
 import { deliverOutgoingDocuments, outgoingDocumentIdOf } from './deliver-outgoing.ts';
 import type { HandedResponse } from './hand-off.ts';

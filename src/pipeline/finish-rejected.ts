@@ -1,6 +1,6 @@
 import type { Sql } from '../ledger/database.ts';
-import { markFinished } from '../ledger/messages.repository.ts';
-import { insertResponse } from '../ledger/responses.repository.ts';
+import { markFinished } from '../ledger/messages/messages.repository.ts';
+import { insertResponse } from '../ledger/messages/responses.repository.ts';
 import type { DocumentErrorOutcome } from '../messages/message-type.ts';
 import { buildResponse, responseFileName } from '../messages/response-builder.ts';
 

@@ -1,4 +1,4 @@
-import type { AppliedMessage } from '../ledger/messages.repository.ts';
+import type { AppliedMessage } from '../ledger/messages/messages.repository.ts';
 
 /** A response as apply stored it, with where it goes: the request's sender, channel and channel facts. */
 export type HandedResponse = AppliedMessage['response'] & {

@@ -1,4 +1,4 @@
-import type { PipelineStage } from '../ledger/messages.repository.ts';
+import type { PipelineStage } from '../ledger/messages/messages.repository.ts';
 import { applyMessages } from './apply.stage.ts';
 import { deliverResponses } from './deliver.stage.ts';
 import type { PipelineDeps, StageScheduler } from './pipeline-deps.ts';

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { PipelineStage } from '../ledger/messages.repository.ts';
+import type { PipelineStage } from '../ledger/messages/messages.repository.ts';
 import { createHash } from 'node:crypto';
 import type { EnqueueOptions, StageScheduler } from './pipeline-deps.ts';
 import type { RedisSentinelConfig } from '../config/redis-sentinel.schema.ts';

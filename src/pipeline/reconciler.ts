@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../ledger/database.ts';
-import { listStalled, type PipelineStage } from '../ledger/messages.repository.ts';
-import { listStalledOutgoingDocuments } from '../ledger/outgoing-documents.repository.ts';
+import { listStalled, type PipelineStage } from '../ledger/messages/messages.repository.ts';
+import { listStalledOutgoingDocuments } from '../ledger/messages/outgoing-documents.repository.ts';
 import { outgoingDeliveryKey } from './deliver-outgoing.ts';
 import type { StageScheduler } from './pipeline-deps.ts';
 

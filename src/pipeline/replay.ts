@@ -1,7 +1,7 @@
 import { GatewayError } from '../core/gateway-error.ts';
 import type { Database } from '../ledger/database.ts';
-import { addEvent, lockMessage, type MessageStatus, type PipelineStage } from '../ledger/messages.repository.ts';
-import { outgoingDocumentDelivery } from '../ledger/outgoing-documents.repository.ts';
+import { addEvent, lockMessage, type MessageStatus, type PipelineStage } from '../ledger/messages/messages.repository.ts';
+import { outgoingDocumentDelivery } from '../ledger/messages/outgoing-documents.repository.ts';
 import { outgoingDeliveryKey } from './deliver-outgoing.ts';
 import type { StageScheduler } from './pipeline-deps.ts';
 

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { isGatewayError } from '../core/gateway-error.ts';
 import { isErrorCode, type ErrorCode } from '../core/error-codes.ts';
 import type { Database } from '../ledger/database.ts';
-import { markDead, type PipelineStage } from '../ledger/messages.repository.ts';
+import { markDead, type PipelineStage } from '../ledger/messages/messages.repository.ts';
 import { idsOf, type StageJobData } from './queues.ts';
 import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
 

@@ -1,4 +1,4 @@
-import { getMessagesWithRaw, markValidatedMany } from '../ledger/messages.repository.ts';
+import { getMessagesWithRaw, markValidatedMany } from '../ledger/messages/messages.repository.ts';
 import type { DocumentErrorOutcome, MessageType } from '../messages/message-type.ts';
 import type { DocumentVerdict } from '../messages/schema-validator.ts';
 import { CATALOGUE_NAMESPACE } from '../messages/catalogue-namespace.ts';

@@ -6,10 +6,10 @@ import { reviewReasons, type ReviewRules } from '../core/insurance-application.r
 import { planReviewReasons, REVIEW_REASON_WITHHELD, reviewReasonsShown, type PlanApplicationInput, type PlanReviewRules } from '../core/plan-application.rules.ts';
 import {
   lockApplicationAwaitingSignature, lockEmployerAgreements, recordSignedDecision, type SignedApplication, type StatusChange,
-} from '../ledger/applications.repository.ts';
+} from '../ledger/advice/applications.repository.ts';
 import type { Sql } from '../ledger/database.ts';
-import { customerAccessFacts } from '../ledger/powers-of-attorney.repository.ts';
-import { findSignCaseOf } from '../ledger/sign-cases.repository.ts';
+import { customerAccessFacts } from '../ledger/advice/powers-of-attorney.repository.ts';
+import { findSignCaseOf } from '../ledger/advice/sign-cases.repository.ts';
 import { expireApplications } from '../calendar/application-expiry.job.ts';
 import type { SignedRequestHandler } from './signed-requests.ts';
 

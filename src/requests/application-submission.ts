@@ -3,10 +3,10 @@ import { stockholmDate, type IsoDate } from '../core/calendar-date.ts';
 import { companySigningOf, inForceOn } from '../core/company-signatories.rules.ts';
 import type { ApplicationProblem } from '../core/insurance-application.rules.ts';
 import { signatoriesOf, type Signatory } from '../core/withdrawal-request.rules.ts';
-import { insertApplication, type AppliedFor, type NewApplication } from '../ledger/applications.repository.ts';
-import { companySigningRegister } from '../ledger/company-signatories.repository.ts';
+import { insertApplication, type AppliedFor, type NewApplication } from '../ledger/advice/applications.repository.ts';
+import { companySigningRegister } from '../ledger/advice/company-signatories.repository.ts';
 import type { Database, Sql } from '../ledger/database.ts';
-import { insertSignCase } from '../ledger/sign-cases.repository.ts';
+import { insertSignCase } from '../ledger/advice/sign-cases.repository.ts';
 
 /**
  * Submitting an application (POST /InsuranceApplication, POST /PlanApplication): it is

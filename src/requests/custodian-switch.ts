@@ -4,14 +4,14 @@ import { companySigningOf, inForceOn } from '../core/company-signatories.rules.t
 import { switchRegistrationProblems, switchSignText, type SwitchProblem } from '../core/custodian-switch.rules.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import { signatoriesOf, type Signatory } from '../core/withdrawal-request.rules.ts';
-import { companySigningRegister } from '../ledger/company-signatories.repository.ts';
+import { companySigningRegister } from '../ledger/advice/company-signatories.repository.ts';
 import {
   accountInLedger, addSwitchEvent, insertSwitch, lockSwitch, lockSwitchInsurance, nextSwitchId, openNewAccount, openSwitchOf, stepSwitch, switchInsurance,
   switchInsuranceFacts,
-} from '../ledger/custodian-switches.repository.ts';
+} from '../ledger/custody/custodian-switches.repository.ts';
 import type { Database, Sql } from '../ledger/database.ts';
-import type { AccessGate } from '../ledger/powers-of-attorney.repository.ts';
-import { closeSignCase, insertSignCase } from '../ledger/sign-cases.repository.ts';
+import type { AccessGate } from '../ledger/advice/powers-of-attorney.repository.ts';
+import { closeSignCase, insertSignCase } from '../ledger/advice/sign-cases.repository.ts';
 import { CUSTODIAN_SWITCH_ORDER, custodianSwitchOrderId, custodianSwitchOrderXml } from '../messages/custodian-switch-order.document.ts';
 import type { RunDeps } from '../calendar/debit-run.ts';
 import type { CountedSignature } from './signed-requests.ts';

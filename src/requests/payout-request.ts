@@ -4,14 +4,14 @@ import { companySigningOf, inForceOn } from '../core/company-signatories.rules.t
 import { periodText, type PayoutRequestBody } from '../core/payout-start.ts';
 import { payoutSignatoriesOf, payoutSignText } from '../core/payout-request.rules.ts';
 import type { Signatory } from '../core/withdrawal-request.rules.ts';
-import { companySigningRegister } from '../ledger/company-signatories.repository.ts';
+import { companySigningRegister } from '../ledger/advice/company-signatories.repository.ts';
 import type { Database, Sql } from '../ledger/database.ts';
 import {
   addPayoutRequestEvent, decidePayoutRequest, insertPayoutRequest, lockPayoutRequest, openPayoutRequestOf, payoutRequestInsurance,
-} from '../ledger/payout-requests.repository.ts';
-import { findPayoutStartFacts, type InsurancePayoutFacts } from '../ledger/payout-start.repository.ts';
-import type { AccessGate } from '../ledger/powers-of-attorney.repository.ts';
-import { closeSignCase, insertSignCase } from '../ledger/sign-cases.repository.ts';
+} from '../ledger/advice/payout-requests.repository.ts';
+import { findPayoutStartFacts, type InsurancePayoutFacts } from '../ledger/plan/payout-start.repository.ts';
+import type { AccessGate } from '../ledger/advice/powers-of-attorney.repository.ts';
+import { closeSignCase, insertSignCase } from '../ledger/advice/sign-cases.repository.ts';
 import { checkPayoutStart, type PayoutStartProblem } from './payout-start-check.ts';
 import { schedulePayout } from '../calendar/payout-run.ts';
 import type { CountedSignature } from './signed-requests.ts';

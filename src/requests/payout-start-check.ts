@@ -3,8 +3,8 @@ import { stockholmDate, type IsoDate } from '../core/calendar-date.ts';
 import type { ErrorCode } from '../core/error-codes.ts';
 import { checkPayoutRequest, payoutCanBegin, type PayoutRequest, type PayoutRequestBody } from '../core/payout-start.ts';
 import type { Sql } from '../ledger/database.ts';
-import { payoutRunMade, type InsurancePayoutFacts } from '../ledger/payout-start.repository.ts';
-import { isValidatedAccount } from '../ledger/withdrawal-accounts.repository.ts';
+import { payoutRunMade, type InsurancePayoutFacts } from '../ledger/plan/payout-start.repository.ts';
+import { isValidatedAccount } from '../ledger/advice/withdrawal-accounts.repository.ts';
 import { PAYOUT_RUN_JOB } from '../calendar/payout-run.ts';
 
 /**

@@ -11,7 +11,7 @@ import type { Database } from '../ledger/database.ts';
 import {
   insertSignOrder, markSignatorySigned, pendingSignOrder, recordOrderOutcome,
   type SignCaseRecord, type SignCaseSignatory, type SignOrderRecord,
-} from '../ledger/sign-cases.repository.ts';
+} from '../ledger/advice/sign-cases.repository.ts';
 import type { ApplicationDecisionRules } from './application-signed.ts';
 import { handOverRunDocuments, type RunDeps } from '../calendar/debit-run.ts';
 import { signedRequestHandlers } from './signed-requests.ts';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sql } from '../ledger/database.ts';
-import { findLiveSignLink, insertSignLink, type SignLinkRecord } from '../ledger/sign-links.repository.ts';
-import type { SignCaseSignatory } from '../ledger/sign-cases.repository.ts';
+import { findLiveSignLink, insertSignLink, type SignLinkRecord } from '../ledger/advice/sign-links.repository.ts';
+import type { SignCaseSignatory } from '../ledger/advice/sign-cases.repository.ts';
 
 /**
  * Signing links: the one credential of the insurer's signing page. A link names one

@@ -1,7 +1,7 @@
 import type { SignatoryRole } from '../core/withdrawal-request.rules.ts';
 import type { Sql } from '../ledger/database.ts';
-import type { SignCaseSubjectKind } from '../ledger/sign-cases.repository.ts';
-import { addWithdrawalEvent } from '../ledger/withdrawal-requests.repository.ts';
+import type { SignCaseSubjectKind } from '../ledger/advice/sign-cases.repository.ts';
+import { addWithdrawalEvent } from '../ledger/advice/withdrawal-requests.repository.ts';
 import { applicationSignedHandler, type ApplicationDecisionRules } from './application-signed.ts';
 import { custodianSwitchSigned } from './custodian-switch.ts';
 import type { RunDeps } from '../calendar/debit-run.ts';

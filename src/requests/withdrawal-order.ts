@@ -1,11 +1,11 @@
 import { stockholmDate } from '../core/calendar-date.ts';
 import { statusBeforeOrder, withdrawalOrderDays } from '../core/withdrawal-request.rules.ts';
 import type { Database, Sql } from '../ledger/database.ts';
-import { lockRun, undeliveredRunDocuments } from '../ledger/debit-runs.repository.ts';
-import { closeSignCase } from '../ledger/sign-cases.repository.ts';
+import { lockRun, undeliveredRunDocuments } from '../ledger/custody/debit-runs.repository.ts';
+import { closeSignCase } from '../ledger/advice/sign-cases.repository.ts';
 import {
   addWithdrawalEvent, lockWithdrawalRequest, markOrdered, recordDecision, setWithdrawalStatus, withdrawalOrderFacts, type WithdrawalSummary,
-} from '../ledger/withdrawal-requests.repository.ts';
+} from '../ledger/advice/withdrawal-requests.repository.ts';
 import { DEBIT_ACCOUNTS } from '../messages/debit-accounts.document.ts';
 import { handOverRunDocuments, storeCustodianRun, type RunDeps } from '../calendar/debit-run.ts';
 

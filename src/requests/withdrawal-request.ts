@@ -6,14 +6,14 @@ import type { YieldTaxRateTable } from '../core/charges/yield-tax-rates.ts';
 import { GatewayError } from '../core/gateway-error.ts';
 import { withdrawalBounds } from '../core/withdrawal-information.rules.ts';
 import { requestProblems, signatoriesOf, withdrawalSignText, type RequestProblem, type Signatory } from '../core/withdrawal-request.rules.ts';
-import { companySigningRegister } from '../ledger/company-signatories.repository.ts';
-import { openSwitchOf } from '../ledger/custodian-switches.repository.ts';
+import { companySigningRegister } from '../ledger/advice/company-signatories.repository.ts';
+import { openSwitchOf } from '../ledger/custody/custodian-switches.repository.ts';
 import type { Database, Sql } from '../ledger/database.ts';
-import type { AccessGate } from '../ledger/powers-of-attorney.repository.ts';
-import { isValidatedAccount } from '../ledger/withdrawal-accounts.repository.ts';
-import { withdrawalFactsOf } from '../ledger/withdrawal-information.repository.ts';
-import { insertSignCase } from '../ledger/sign-cases.repository.ts';
-import { insertWithdrawalRequest, lockInsuranceForRequest } from '../ledger/withdrawal-requests.repository.ts';
+import type { AccessGate } from '../ledger/advice/powers-of-attorney.repository.ts';
+import { isValidatedAccount } from '../ledger/advice/withdrawal-accounts.repository.ts';
+import { withdrawalFactsOf } from '../ledger/advice/withdrawal-information.repository.ts';
+import { insertSignCase } from '../ledger/advice/sign-cases.repository.ts';
+import { insertWithdrawalRequest, lockInsuranceForRequest } from '../ledger/advice/withdrawal-requests.repository.ts';
 
 /**
  * Making a withdrawal request, wherever it comes from: a client of the REST API

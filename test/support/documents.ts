@@ -1,6 +1,6 @@
 /** Small builders for plan-administration documents used by the integration tests. */
 import { CATALOGUE_NAMESPACE } from '../../src/messages/catalogue-namespace.ts';
-import { DEMO } from '../../src/ledger/demo-data.ts';
+import { DEMO } from '../../src/demo/demo-data.ts';
 
 const NS = CATALOGUE_NAMESPACE;
 
@@ -69,5 +69,5 @@ ${item.reason ? `    <Reason>${item.reason}</Reason>\n` : ''}  </Item>
   return `<?xml version="1.0" encoding="UTF-8"?>\n<EmploymentEnded xmlns="${NS}">\n${header(fields)}${body}</EmploymentEnded>\n`;
 }
 
-/** The demo ledger's insured persons (src/ledger/demo-data.ts). */
+/** The demo ledger's insured persons (src/demo/demo-data.ts). */
 export const PERSONS = DEMO.persons;

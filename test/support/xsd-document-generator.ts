@@ -21,7 +21,7 @@ import {
   type SimpleTypeDef,
   type TypeDef,
 } from '../../src/messages/schema-model.ts';
-import { DEMO } from '../../src/ledger/demo-data.ts';
+import { DEMO } from '../../src/demo/demo-data.ts';
 
 /** Facts of the demo ledger the generator prefers for fields of these names. */
 const LEDGER_HINTS: Record<string, readonly string[]> = {

@@ -1,12 +1,12 @@
 import { GatewayError } from '../../core/gateway-error.ts';
 import { CATALOGUE_NAMESPACE } from '../../messages/catalogue-namespace.ts';
-import { getResponse } from '../../ledger/responses.repository.ts';
-import { findMessageByTxId, recordSsekTransaction } from '../../ledger/ssek-transactions.repository.ts';
+import { getResponse } from '../../ledger/messages/responses.repository.ts';
+import { findMessageByTxId, recordSsekTransaction } from '../../ledger/messages/ssek-transactions.repository.ts';
 import type { Database } from '../../ledger/database.ts';
-import type { KnownParties } from '../../ledger/insurance-view.repository.ts';
+import type { KnownParties } from '../../ledger/plan/insurance-view.repository.ts';
 import { isValidOrganisationNumber, isValidPersonalIdentityNumber } from '../../core/identifiers.ts';
 import { engagementResponseXml } from '../../messages/engagement-response.document.ts';
-import { answerDirectQuery } from '../../requests/direct-query.ts';
+import { answerDirectQuery } from '../../ledger/advice/direct-query.ts';
 import type { IntakePort } from '../envelope.ts';
 import { isValidTxId, parseSsekRequest, type SsekFlow, type SsekRequest } from './ssek-envelope.ts';
 import { writeReceipt, writeSsekEnvelope } from './ssek-answer.ts';

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../core/gateway-error.ts';
 import type { Database } from '../../ledger/database.ts';
-import { getSsekTransaction } from '../../ledger/ssek-transactions.repository.ts';
+import { getSsekTransaction } from '../../ledger/messages/ssek-transactions.repository.ts';
 import type { OutboundChannel, OutgoingDocument } from '../outbound.ts';
 import { pushTxIdOf, writeSsekEnvelope } from './ssek-answer.ts';
 import type { SsekDirectory } from './ssek-parties.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { maskPersonalIdentityNumbers } from '../../core/identifiers.ts';
-import { listStaffAudit } from '../../ledger/staff-audit.repository.ts';
+import { listStaffAudit } from '../../ledger/staff/staff-audit.repository.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { registerDirectQueriesPage } from './direct-queries.page.ts';
 import { html } from './html.ts';

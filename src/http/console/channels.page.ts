@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { listChannelHealth, type ChannelHealthView } from '../../ledger/channel-health.repository.ts';
+import { listChannelHealth, type ChannelHealthView } from '../../ledger/messages/channel-health.repository.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { html } from './html.ts';
 import { formatTime, listTable, page, type Column } from './layout.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { listCommissionLines, listCommissionStatements, type CommissionLineView, type CommissionStatementView } from '../../ledger/commission.repository.ts';
+import { listCommissionLines, listCommissionStatements, type CommissionLineView, type CommissionStatementView } from '../../ledger/custody/commission.repository.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { html } from './html.ts';
 import { insuranceLink } from './insurance-link.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, isGatewayError } from '../../core/gateway-error.ts';
-import { listSwitches } from '../../ledger/custodian-switches.repository.ts';
+import { listSwitches } from '../../ledger/custody/custodian-switches.repository.ts';
 import { registerSwitchForCustomer } from '../../requests/custodian-switch.ts';
 import { STAFF_REQUEST_CHANNELS, type StaffRequestChannel } from '../../requests/withdrawal-request.ts';
 import { isFlaggedStalled, staffView } from '../staff/custodian-switch-review.routes.ts';

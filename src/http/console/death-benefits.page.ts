@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../core/gateway-error.ts';
-import { listDeathBenefits, type DeathBenefit, type DeathBenefitStatus } from '../../ledger/death-benefits.repository.ts';
-import { findPaymentOrder, listPaymentOrders, type PaymentOrderSummary } from '../../ledger/payment-orders.repository.ts';
+import { listDeathBenefits, type DeathBenefit, type DeathBenefitStatus } from '../../ledger/plan/death-benefits.repository.ts';
+import { findPaymentOrder, listPaymentOrders, type PaymentOrderSummary } from '../../ledger/custody/payment-orders.repository.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { html } from './html.ts';
 import { choices, formatTime, listTable, page, type Column } from './layout.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { maskPersonalIdentityNumbers } from '../../core/identifiers.ts';
-import { listDirectQueries, type DirectQueryRow } from '../../ledger/direct-queries.repository.ts';
+import { listDirectQueries, type DirectQueryRow } from '../../ledger/advice/direct-queries.repository.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { html } from './html.ts';
 import { formatTime, listTable, page, type Column } from './layout.ts';

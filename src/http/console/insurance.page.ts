@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { stockholmDate } from '../../core/calendar-date.ts';
 import { maskPersonalIdentityNumbers } from '../../core/identifiers.ts';
-import type { InsuranceView } from '../../ledger/insurance-view.repository.ts';
+import type { InsuranceView } from '../../ledger/plan/insurance-view.repository.ts';
 import { insuranceOrThrow } from '../staff/insurance-view.routes.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { html, type Html } from './html.ts';

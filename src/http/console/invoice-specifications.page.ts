@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../core/gateway-error.ts';
-import { findInvoiceSpecification, listInvoiceSpecifications, type InvoiceSpecificationRow } from '../../ledger/invoice-specifications.repository.ts';
-import { listOutgoingDeliveries } from '../../ledger/outgoing-documents.repository.ts';
+import { findInvoiceSpecification, listInvoiceSpecifications, type InvoiceSpecificationRow } from '../../ledger/plan/invoice-specifications.repository.ts';
+import { listOutgoingDeliveries } from '../../ledger/messages/outgoing-documents.repository.ts';
 import { invoiceSpecificationDepsFrom, sendInvoiceSpecificationAgain } from '../../calendar/invoice-specification.job.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { html } from './html.ts';

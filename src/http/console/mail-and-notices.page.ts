@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../core/gateway-error.ts';
 import { maskPersonalIdentityNumbers } from '../../core/identifiers.ts';
-import { listApplicationNotices, type ApplicationNoticeView } from '../../ledger/application-notices.repository.ts';
-import { listSetAsideMail, type SetAsideMailView } from '../../ledger/mail-set-aside.repository.ts';
+import { listApplicationNotices, type ApplicationNoticeView } from '../../ledger/advice/application-notices.repository.ts';
+import { listSetAsideMail, type SetAsideMailView } from '../../ledger/messages/mail-set-aside.repository.ts';
 import { listPayoutNotices, payoutNoticeLetter, type PayoutNoticeView } from '../../calendar/payout-notices.job.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { html, type Html } from './html.ts';

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, isGatewayError } from '../../core/gateway-error.ts';
-import { getRawDocument, listDuplicatesOf } from '../../ledger/console-messages.repository.ts';
-import { listDocumentKeys } from '../../ledger/document-keys.repository.ts';
-import { listLedgerChanges, type LedgerTableChanges } from '../../ledger/ledger-changes.repository.ts';
-import { getMessage, listEvents, type StoredMessage } from '../../ledger/messages.repository.ts';
-import { getResponse, listDeliveries } from '../../ledger/responses.repository.ts';
-import { appendStaffAudit } from '../../ledger/staff-audit.repository.ts';
+import { getRawDocument, listDuplicatesOf } from '../../ledger/messages/console-messages.repository.ts';
+import { listDocumentKeys } from '../../ledger/messages/document-keys.repository.ts';
+import { listLedgerChanges, type LedgerTableChanges } from '../../ledger/messages/ledger-changes.repository.ts';
+import { getMessage, listEvents, type StoredMessage } from '../../ledger/messages/messages.repository.ts';
+import { getResponse, listDeliveries } from '../../ledger/messages/responses.repository.ts';
+import { appendStaffAudit } from '../../ledger/staff/staff-audit.repository.ts';
 import { replayMessage } from '../../pipeline/replay.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { html, type Html } from './html.ts';

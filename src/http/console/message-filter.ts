@@ -1,8 +1,8 @@
 import { addDays, isIsoDate } from '../../core/calendar-date.ts';
 import { normaliseKey, type DocumentKeyKind } from '../../core/document-keys.ts';
 import { isErrorCode } from '../../core/error-codes.ts';
-import type { ConsoleMessageFilter } from '../../ledger/console-messages.repository.ts';
-import type { MessageOutcome, MessageStatus } from '../../ledger/messages.repository.ts';
+import type { ConsoleMessageFilter } from '../../ledger/messages/console-messages.repository.ts';
+import type { MessageOutcome, MessageStatus } from '../../ledger/messages/messages.repository.ts';
 
 /**
  * The message browser's filter as it stands in the URL (so a filtered list is a link

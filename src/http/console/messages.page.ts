@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { maskPersonalIdentityNumbers } from '../../core/identifiers.ts';
-import { searchMessages, type ConsoleMessage } from '../../ledger/console-messages.repository.ts';
+import { searchMessages, type ConsoleMessage } from '../../ledger/messages/console-messages.repository.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { html, type Html } from './html.ts';
 import { formatTime, notice, page } from './layout.ts';

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { addDays, stockholmDate } from '../../core/calendar-date.ts';
-import { countDeadMessages, countMessagesOfDay, type DayCount } from '../../ledger/console-messages.repository.ts';
-import { listApplications } from '../../ledger/applications.repository.ts';
-import { countDocumentsPerMinute } from '../../ledger/documents-per-minute.repository.ts';
-import { listSetAsideMail } from '../../ledger/mail-set-aside.repository.ts';
-import { listChannelHealth } from '../../ledger/channel-health.repository.ts';
-import { listWithdrawalRequests } from '../../ledger/withdrawal-requests.repository.ts';
+import { countDeadMessages, countMessagesOfDay, type DayCount } from '../../ledger/messages/console-messages.repository.ts';
+import { listApplications } from '../../ledger/advice/applications.repository.ts';
+import { countDocumentsPerMinute } from '../../ledger/messages/documents-per-minute.repository.ts';
+import { listSetAsideMail } from '../../ledger/messages/mail-set-aside.repository.ts';
+import { listChannelHealth } from '../../ledger/messages/channel-health.repository.ts';
+import { listWithdrawalRequests } from '../../ledger/advice/withdrawal-requests.repository.ts';
 import { listPayoutNotices } from '../../calendar/payout-notices.job.ts';
 import { expectedCustodians, listCustodianReports } from '../../calendar/report-deadlines.job.ts';
 import type { HttpServerOptions } from '../server-options.ts';

@@ -1,4 +1,4 @@
-import type { MinuteCount } from '../../ledger/documents-per-minute.repository.ts';
+import type { MinuteCount } from '../../ledger/messages/documents-per-minute.repository.ts';
 import { html, type Html } from './html.ts';
 
 /**

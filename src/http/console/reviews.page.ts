@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { maskPersonalIdentityNumbers } from '../../core/identifiers.ts';
 import type { StoredWithdrawalStatus } from '../../core/withdrawal-request.rules.ts';
-import { listApplications, type ApplicationStatus, type ApplicationSummary } from '../../ledger/applications.repository.ts';
-import { listWithdrawalRequests, type WithdrawalSummary } from '../../ledger/withdrawal-requests.repository.ts';
+import { listApplications, type ApplicationStatus, type ApplicationSummary } from '../../ledger/advice/applications.repository.ts';
+import { listWithdrawalRequests, type WithdrawalSummary } from '../../ledger/advice/withdrawal-requests.repository.ts';
 import { APPLICATION_STATUSES } from '../staff/application-review.routes.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { WITHDRAWAL_STATUSES } from '../staff/withdrawal-review.routes.ts';

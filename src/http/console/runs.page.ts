@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { listHeldTaxes, type HeldTaxEntry } from '../../ledger/held-yield-taxes.repository.ts';
-import { listRuns, type RunListEntry } from '../../ledger/run-list.repository.ts';
+import { listHeldTaxes, type HeldTaxEntry } from '../../ledger/custody/held-yield-taxes.repository.ts';
+import { listRuns, type RunListEntry } from '../../ledger/custody/run-list.repository.ts';
 import { registerCommissionPage } from './commission.page.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { html } from './html.ts';

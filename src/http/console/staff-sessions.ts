@@ -4,7 +4,7 @@ import type { GatewayConfig } from '../../config/config.schema.ts';
 import type { Database } from '../../ledger/database.ts';
 import {
   deleteStaffSession, deleteStaleStaffSessions, findStaffSession, insertStaffSession, touchStaffSession,
-} from '../../ledger/staff-sessions.repository.ts';
+} from '../../ledger/staff/staff-sessions.repository.ts';
 import { PasswordCheck } from '../password-check.ts';
 
 /**

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { maskPersonalIdentityNumbers } from '../../core/identifiers.ts';
 import { GatewayError } from '../../core/gateway-error.ts';
 import { renderTransferLeafletPdf } from '../../documents/transfer-leaflet-pdf.ts';
-import { findLeaflet, listTransferLeaflets, type LeafletRow } from '../../ledger/transfer-leaflets.repository.ts';
+import { findLeaflet, listTransferLeaflets, type LeafletRow } from '../../ledger/plan/transfer-leaflets.repository.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { html } from './html.ts';
 import { insuranceLink } from './insurance-link.ts';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { decideAccess } from '../../core/access.policy.ts';
 import { stockholmDate } from '../../core/calendar-date.ts';
 import type { Sql } from '../../ledger/database.ts';
-import { findAdvisor } from '../../ledger/advisors.repository.ts';
+import { findAdvisor } from '../../ledger/advice/advisors.repository.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../ledger/database.ts';
-import { findSwitch, type SwitchRecord } from '../../ledger/custodian-switches.repository.ts';
+import { findSwitch, type SwitchRecord } from '../../ledger/custody/custodian-switches.repository.ts';
 import { makeCustodianSwitch } from '../../requests/custodian-switch.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
 import { accessGate } from './customer-access.ts';

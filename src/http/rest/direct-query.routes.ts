@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { isValidOrganisationNumber, isValidPersonalIdentityNumber } from '../../core/identifiers.ts';
 import type { Database } from '../../ledger/database.ts';
-import type { KnownParties } from '../../ledger/insurance-view.repository.ts';
+import type { KnownParties } from '../../ledger/plan/insurance-view.repository.ts';
 import { engagementResponseXml } from '../../messages/engagement-response.document.ts';
-import { answerDirectQuery } from '../../requests/direct-query.ts';
+import { answerDirectQuery } from '../../ledger/advice/direct-query.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
 import { sendProblem } from './problem-details.ts';
 
@@ -11,7 +11,7 @@ import { sendProblem } from './problem-details.ts';
  * The direct query (Direktfrågan): GET /DirectQuery/{customerId} answers an advisor firm
  * holding a valid information or intermediation power of attorney on the customer with
  * the customer's engagement — every insurance as policyholder or insured
- * (src/ledger/engagement.repository.ts) — as JSON, or as the EngagementResponse XML
+ * (src/ledger/plan/engagement.repository.ts) — as JSON, or as the EngagementResponse XML
  * document with Accept: application/xml. A custodian, a firm without such a power and a
  * customer the ledger does not know get the same 404 (src/core/direct-query.policy.ts).
  *

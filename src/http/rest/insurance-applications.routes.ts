@@ -7,9 +7,9 @@ import { checkInsuranceApplication, reviewReasons, type ApplicationProblem, type
 import type { Database } from '../../ledger/database.ts';
 import {
   findApplication, findApplicationStatus, listCustomerApplications, loadApplicationFacts, type ApplicationStatusRecord, type ReasonAudience,
-} from '../../ledger/applications.repository.ts';
+} from '../../ledger/advice/applications.repository.ts';
 import { applicationSigningOf, submitApplication, withSigningProblem } from '../../requests/application-submission.ts';
-import { customerAccessFacts } from '../../ledger/powers-of-attorney.repository.ts';
+import { customerAccessFacts } from '../../ledger/advice/powers-of-attorney.repository.ts';
 import { renderApplicationReceipt } from '../../documents/application-receipt.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
 import { accessGate } from './customer-access.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { periodText, readPayoutRequest } from '../../core/payout-start.ts';
 import type { Database } from '../../ledger/database.ts';
-import { findPayoutRequest, type PayoutRequestRecord } from '../../ledger/payout-requests.repository.ts';
+import { findPayoutRequest, type PayoutRequestRecord } from '../../ledger/advice/payout-requests.repository.ts';
 import { makePayoutRequest } from '../../requests/payout-request.ts';
 import { callerOf, notAvailable } from './api-auth.ts';
 import { accessGate } from './customer-access.ts';

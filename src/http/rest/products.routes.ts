@@ -3,7 +3,7 @@ import { decideAccess } from '../../core/access.policy.ts';
 import { stockholmDate } from '../../core/calendar-date.ts';
 import { GatewayError } from '../../core/gateway-error.ts';
 import type { Sql } from '../../ledger/database.ts';
-import { findLatestDocument, findOpenProduct, listOpenProducts, listProductDocuments, listProductFunds } from '../../ledger/product-catalogue.repository.ts';
+import { findLatestDocument, findOpenProduct, listOpenProducts, listProductDocuments, listProductFunds } from '../../ledger/advice/product-catalogue.repository.ts';
 import { callerOf } from './api-auth.ts';
 
 /**

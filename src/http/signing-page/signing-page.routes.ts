@@ -6,7 +6,7 @@ import { isGatewayError } from '../../core/gateway-error.ts';
 import type { Database } from '../../ledger/database.ts';
 import {
   findSignCase, latestSignOrder, pendingSignOrder, type SignCaseRecord, type SignCaseSignatory, type SignOrderRecord,
-} from '../../ledger/sign-cases.repository.ts';
+} from '../../ledger/advice/sign-cases.repository.ts';
 import { qrDataNow, whyNotToSign, type SignCaseSigning, type SigningOutcome } from '../../requests/sign-case-signing.ts';
 import { openSignLink } from '../../requests/sign-links.ts';
 import { qrOutline, qrViewBox } from './qr-svg.ts';

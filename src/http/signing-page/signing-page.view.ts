@@ -1,7 +1,7 @@
 import { visibleTextAsHtml } from '../../bankid/simple-markdown.ts';
 import { isFullySigned } from '../../core/company-signatories.rules.ts';
 import { maskPersonalIdentityNumbers } from '../../core/identifiers.ts';
-import type { SignCaseRecord, SignCaseSignatory } from '../../ledger/sign-cases.repository.ts';
+import type { SignCaseRecord, SignCaseSignatory } from '../../ledger/advice/sign-cases.repository.ts';
 import { html, trusted, type Html } from '../console/html.ts';
 import { qrViewBox, type QrOutline } from './qr-svg.ts';
 import { TEXTS, type Language } from './signing-page.texts.ts';

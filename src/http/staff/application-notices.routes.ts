@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../core/gateway-error.ts';
-import { listApplicationNotices } from '../../ledger/application-notices.repository.ts';
+import { listApplicationNotices } from '../../ledger/advice/application-notices.repository.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 
 /**

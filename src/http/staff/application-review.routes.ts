@@ -3,7 +3,7 @@ import { stockholmDate } from '../../core/calendar-date.ts';
 import { GatewayError } from '../../core/gateway-error.ts';
 import {
   decideApplication, findApplication, listApplications, type ApplicationStatus, type ApplicationSummary, type ReviewDecision,
-} from '../../ledger/applications.repository.ts';
+} from '../../ledger/advice/applications.repository.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { staffUserOf } from './staff-user.ts';
 

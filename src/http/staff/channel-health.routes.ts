@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { listChannelHealth } from '../../ledger/channel-health.repository.ts';
+import { listChannelHealth } from '../../ledger/messages/channel-health.repository.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 
 /**

@@ -4,7 +4,7 @@ import { GatewayError } from '../../core/gateway-error.ts';
 import { isValidOrganisationNumber, isValidPersonalIdentityNumber } from '../../core/identifiers.ts';
 import {
   companySigningRegister, registerCompanySignatory, revokeCompanySignatory, setCompanySigningRule, type NewCompanySignatory,
-} from '../../ledger/company-signatories.repository.ts';
+} from '../../ledger/advice/company-signatories.repository.ts';
 import { readRevokeReason } from './powers-of-attorney.routes.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { staffUserOf } from './staff-user.ts';

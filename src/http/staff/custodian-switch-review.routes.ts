@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../core/gateway-error.ts';
-import { findSwitch, listSwitches, type SwitchRecord } from '../../ledger/custodian-switches.repository.ts';
+import { findSwitch, listSwitches, type SwitchRecord } from '../../ledger/custody/custodian-switches.repository.ts';
 import { closeCustodianSwitch, registerSwitchForCustomer } from '../../requests/custodian-switch.ts';
 import { STAFF_REQUEST_CHANNELS, type StaffRequestChannel } from '../../requests/withdrawal-request.ts';
 import { readApplicationLimit } from './application-review.routes.ts';

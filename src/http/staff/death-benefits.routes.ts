@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { readBeneficiary } from '../../core/death-benefit.ts';
 import { GatewayError } from '../../core/gateway-error.ts';
 import type { Database } from '../../ledger/database.ts';
-import { listDeathBenefits, recordBeneficiary, statusOf, type DeathBenefit, type DeathBenefitStatus } from '../../ledger/death-benefits.repository.ts';
+import { listDeathBenefits, recordBeneficiary, statusOf, type DeathBenefit, type DeathBenefitStatus } from '../../ledger/plan/death-benefits.repository.ts';
 import { readApplicationLimit } from './application-review.routes.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { staffUserOf } from './staff-user.ts';

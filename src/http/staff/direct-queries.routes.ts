@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../core/gateway-error.ts';
-import { listDirectQueries, type DirectQueryFilter } from '../../ledger/direct-queries.repository.ts';
+import { listDirectQueries, type DirectQueryFilter } from '../../ledger/advice/direct-queries.repository.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 
 /**

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { addDays, isIsoDate, stockholmDate } from '../../core/calendar-date.ts';
 import { readBeneficiary } from '../../core/death-benefit.ts';
 import { GatewayError } from '../../core/gateway-error.ts';
-import { INSURANCE_END_CAUSES, type EndOutcome, type InsuranceEnd, type InsuranceEndCause } from '../../ledger/insurance-end.repository.ts';
+import { INSURANCE_END_CAUSES, type EndOutcome, type InsuranceEnd, type InsuranceEndCause } from '../../ledger/plan/insurance-end.repository.ts';
 import { recordEndWithLeaflet } from '../../requests/transfer-leaflet-out.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { staffUserOf } from './staff-user.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { stockholmDate } from '../../core/calendar-date.ts';
 import { GatewayError } from '../../core/gateway-error.ts';
-import { findInsuranceView, type InsuranceView, type KnownParties } from '../../ledger/insurance-view.repository.ts';
+import { findInsuranceView, type InsuranceView, type KnownParties } from '../../ledger/plan/insurance-view.repository.ts';
 import type { Sql } from '../../ledger/database.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 
@@ -9,7 +9,7 @@ import type { HttpServerOptions } from '../server-options.ts';
  * The staff view of any one insurance: GET /api/insurances/:number — policyholder,
  * insured, product, coverages, custody account and custodian, status and end, payout
  * (when it can begin, the payout registered and its orders), death benefit, withdrawal
- * requests and every debit line (src/ledger/insurance-view.repository.ts). Whatever
+ * requests and every debit line (src/ledger/plan/insurance-view.repository.ts). Whatever
  * made the insurance: an employer's purchase under an agreement, or an application
  * through the REST API, which belongs to no agreement and so is not in the person
  * view. Read-only, behind staff auth; an unknown number is RESOURCE_NOT_FOUND.

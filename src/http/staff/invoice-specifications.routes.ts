@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../core/gateway-error.ts';
 import { requireYearMonth } from '../../core/payout-plan.ts';
-import { findInvoiceSpecification, listInvoiceSpecifications } from '../../ledger/invoice-specifications.repository.ts';
-import { listOutgoingDeliveries } from '../../ledger/outgoing-documents.repository.ts';
+import { findInvoiceSpecification, listInvoiceSpecifications } from '../../ledger/plan/invoice-specifications.repository.ts';
+import { listOutgoingDeliveries } from '../../ledger/messages/outgoing-documents.repository.ts';
 import {
   invoiceSpecificationDepsFrom, makeInvoiceSpecifications, sendInvoiceSpecificationAgain,
 } from '../../calendar/invoice-specification.job.ts';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../core/gateway-error.ts';
 import { personStateAsOf } from '../../core/person-history.ts';
 import { stockholmDate } from '../../core/calendar-date.ts';
-import { readPersonHistory } from '../../ledger/person-history.repository.ts';
+import { readPersonHistory } from '../../ledger/plan/person-history.repository.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { listSetAsideMail, setAsideLimit } from '../../ledger/mail-set-aside.repository.ts';
+import { listSetAsideMail, setAsideLimit } from '../../ledger/messages/mail-set-aside.repository.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 
 /**

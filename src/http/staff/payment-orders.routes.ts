@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../core/gateway-error.ts';
-import { findPaymentOrder, listPaymentOrders } from '../../ledger/payment-orders.repository.ts';
+import { findPaymentOrder, listPaymentOrders } from '../../ledger/custody/payment-orders.repository.ts';
 import { readApplicationLimit } from './application-review.routes.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 

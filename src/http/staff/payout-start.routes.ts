@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../core/gateway-error.ts';
 import { periodText, readPayoutRequest } from '../../core/payout-start.ts';
 import type { Database } from '../../ledger/database.ts';
-import { findPayoutStartFacts } from '../../ledger/payout-start.repository.ts';
+import { findPayoutStartFacts } from '../../ledger/plan/payout-start.repository.ts';
 import { closeOpenRequest } from '../../requests/payout-request.ts';
 import { checkPayoutStart } from '../../requests/payout-start-check.ts';
 import { schedulePayout } from '../../calendar/payout-run.ts';

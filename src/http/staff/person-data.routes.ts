@@ -3,11 +3,11 @@ import { stockholmDate } from '../../core/calendar-date.ts';
 import { GatewayError } from '../../core/gateway-error.ts';
 import { isValidPersonalIdentityNumber } from '../../core/identifiers.ts';
 import type { Engagement } from '../../core/engagement.ts';
-import { readEngagement } from '../../ledger/engagement.repository.ts';
-import { collectPersonData, holdsAnything, type PersonData } from '../../ledger/person-data.repository.ts';
-import { appendStaffAudit } from '../../ledger/staff-audit.repository.ts';
+import { readEngagement } from '../../ledger/plan/engagement.repository.ts';
+import { collectPersonData, holdsAnything, type PersonData } from '../../ledger/staff/person-data.repository.ts';
+import { appendStaffAudit } from '../../ledger/staff/staff-audit.repository.ts';
 import type { Database } from '../../ledger/database.ts';
-import type { KnownParties } from '../../ledger/insurance-view.repository.ts';
+import type { KnownParties } from '../../ledger/plan/insurance-view.repository.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { staffUserOf } from './staff-user.ts';
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { isIsoDate } from '../../core/calendar-date.ts';
 import { GatewayError } from '../../core/gateway-error.ts';
 import { isValidOrganisationNumber, isValidPersonalIdentityNumber } from '../../core/identifiers.ts';
-import { grantPowerOfAttorney, listPowersOfAttorney, revokePowerOfAttorney, type NewPowerOfAttorney } from '../../ledger/powers-of-attorney.repository.ts';
+import { grantPowerOfAttorney, listPowersOfAttorney, revokePowerOfAttorney, type NewPowerOfAttorney } from '../../ledger/advice/powers-of-attorney.repository.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 import { staffUserOf } from './staff-user.ts';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { addDays, isIsoDate, stockholmDate } from '../../core/calendar-date.ts';
 import { GatewayError } from '../../core/gateway-error.ts';
-import { recordTransferMoney } from '../../ledger/transfer-leaflets.repository.ts';
+import { recordTransferMoney } from '../../ledger/plan/transfer-leaflets.repository.ts';
 import type { HttpServerOptions } from '../server-options.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../core/gateway-error.ts';
 import type { StoredWithdrawalStatus } from '../../core/withdrawal-request.rules.ts';
-import { findWithdrawalRequest, listWithdrawalRequests } from '../../ledger/withdrawal-requests.repository.ts';
+import { findWithdrawalRequest, listWithdrawalRequests } from '../../ledger/advice/withdrawal-requests.repository.ts';
 import { runDepsFrom } from '../../calendar/debit-run.ts';
 import { decideWithdrawal } from '../../requests/withdrawal-order.ts';
 import { registerRequestForCustomer, type StaffRequestChannel } from '../../requests/withdrawal-request.ts';

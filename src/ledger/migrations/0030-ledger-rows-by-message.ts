@@ -1,6 +1,6 @@
 /**
  * The ledger rows a message wrote, found by its id: the console's message detail lists
- * them table by table (src/ledger/ledger-changes.repository.ts), and without an index each
+ * them table by table (src/ledger/messages/ledger-changes.repository.ts), and without an index each
  * of these tables was read whole for every message opened.
  *
  * - The tables a plan document fills get a B-tree on `message_id`: a few rows a document.

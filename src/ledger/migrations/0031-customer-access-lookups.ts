@@ -2,7 +2,7 @@
  * What the REST API's access rules read (docs/rest.md, "Who may see what"):
  *
  * - The access policy's facts about a customer are read with every lookup of the
- *   customer's data (src/ledger/powers-of-attorney.repository.ts, `customerAccessColumns`):
+ *   customer's data (src/ledger/advice/powers-of-attorney.repository.ts, `customerAccessColumns`):
  *   the custodians of the customer's insurances are found by policyholder, which had no
  *   index, so each REST read of a customer's data read the whole insurances table.
  * - An application's status change may carry a reason for the firm that differs from

@@ -1,6 +1,6 @@
 import type { Sql } from '../database.ts';
-import { insertStandardCoverages } from '../insurance-coverages.repository.ts';
-import { insertAllocations, insertFees, insertPaidUp, insertPremiums, type AgreementFacts } from '../plan.repository.ts';
+import { insertStandardCoverages } from './insurance-coverages.repository.ts';
+import { insertAllocations, insertFees, insertPaidUp, insertPremiums, type AgreementFacts } from './plan.repository.ts';
 
 /**
  * Ledger queries of Insurancepurchase: the products bought and the numbers of the new

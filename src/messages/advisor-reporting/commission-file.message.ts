@@ -5,7 +5,7 @@ import { isValidOrganisationNumber } from '../../core/identifiers.ts';
 import type { RuleRejection } from '../../core/plan-rules.ts';
 import {
   commissionFacts, insertCommissionLines, isAdvisorFirm, type CommissionInsuranceFacts, type NewCommissionLine,
-} from '../../ledger/commission.repository.ts';
+} from '../../ledger/custody/commission.repository.ts';
 import type { ApplyContext, ApplyOutcome, ItemOutcome, MessageType } from '../message-type.ts';
 import { childOf, childrenOf, optionalTextOf, textOf, type XmlElement } from '../xml-element.ts';
 

@@ -8,7 +8,7 @@ import {
 } from '../../core/cost-and-charges.rules.ts';
 import type { RuleRejection } from '../../core/plan-rules.ts';
 import { findCustodianAccounts, upsertCustodyCosts, type AccountCostRow } from '../../ledger/custody/custody-costs.repository.ts';
-import { recordAnnualReportArrival } from '../../ledger/annual-report-deadlines.repository.ts';
+import { recordAnnualReportArrival } from '../../ledger/custody/annual-report-deadlines.repository.ts';
 import type { ApplyContext, ApplyOutcome, ItemOutcome, MessageType } from '../message-type.ts';
 import { childOf, childrenOf, optionalTextOf, textOf, type XmlElement } from '../xml-element.ts';
 

@@ -1,5 +1,5 @@
 import { confirmationDecision, type SwitchStatus } from '../../core/custodian-switch.rules.ts';
-import { addSwitchEvent, accountInLedger, lockSwitchInsurance, openNewAccount, stepSwitch } from '../../ledger/custodian-switches.repository.ts';
+import { addSwitchEvent, accountInLedger, lockSwitchInsurance, openNewAccount, stepSwitch } from '../../ledger/custody/custodian-switches.repository.ts';
 import type { Sql } from '../../ledger/database.ts';
 import type { ApplyContext, ApplyOutcome, ItemOutcome, MessageType } from '../message-type.ts';
 import { childOf, childrenOf, textOf, type XmlElement } from '../xml-element.ts';

@@ -1,13 +1,13 @@
 import type { ErrorCode } from '../../core/error-codes.ts';
 import type { Sql } from '../../ledger/database.ts';
-import { recordReportArrival } from '../../ledger/report-deadlines.repository.ts';
+import { recordReportArrival } from '../../ledger/custody/report-deadlines.repository.ts';
 import type { ApplyContext, ApplyOutcome, DocumentErrorOutcome, MessageType, RejectedAccount } from '../message-type.ts';
 import type { BatchVerdict } from './report-batch.validator.ts';
 import { ReportRejected, splitReport, type ReportPreamble, type ReportRecord } from './report-splitter.ts';
 import { RecordReader } from './record-reader.ts';
 import { optionalTextOf } from '../xml-element.ts';
 import { custodianOrderingKey, readCustodianReport, type CustodianReport } from './custodian-report.ts';
-import { advanceCustodianSwitches } from '../../ledger/custodian-switch-progress.ts';
+import { advanceCustodianSwitches } from '../../ledger/custody/custodian-switch-progress.ts';
 
 /**
  * Streams a custodian report into the ledger inside the apply transaction:

@@ -1,7 +1,7 @@
 import { payoutCanBegin } from '../../core/payout-start.ts';
 import type { RuleRejection } from '../../core/plan-rules.ts';
 import { checkReceivedLeaflet, transferInStartDate, type TransferLeaflet } from '../../core/transfer-leaflet.ts';
-import { findReceivingProduct, findTransferIn, registerTransferIn } from '../../ledger/transfer-leaflets.repository.ts';
+import { findReceivingProduct, findTransferIn, registerTransferIn } from '../../ledger/plan/transfer-leaflets.repository.ts';
 import type { ApplyContext, ApplyOutcome, MessageType } from '../message-type.ts';
 import { readTransferLeaflet, TRANSFER_LEAFLET } from './transfer-leaflet.document.ts';
 

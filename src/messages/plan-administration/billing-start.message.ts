@@ -1,6 +1,6 @@
 import { checkBillingCanStart } from '../../core/billing.rules.ts';
 import { checkPremiumPaying } from '../../core/plan-rules.ts';
-import type { InsuranceFacts } from '../../ledger/plan.repository.ts';
+import type { InsuranceFacts } from '../../ledger/plan/plan.repository.ts';
 import { insertBillingEvents, type NewBillingEvent } from '../../ledger/plan/billing.repository.ts';
 import { textOf } from '../xml-element.ts';
 import { checkInsuranceDate, findItemInsurances, insuranceOfItem, readInsuranceItem } from './insurance-item.ts';

@@ -1,5 +1,5 @@
 import { checkCategoryOn, type AgreementCategory } from '../../core/employment-change.rules.ts';
-import { findEmployments, type EmploymentFacts } from '../../ledger/plan.repository.ts';
+import { findEmployments, type EmploymentFacts } from '../../ledger/plan/plan.repository.ts';
 import { findAgreementCategories } from '../../ledger/plan/add-categories.repository.ts';
 import { insertEmploymentHistory, type NewEmploymentValue } from '../../ledger/plan/employment-history.repository.ts';
 import { textOf } from '../xml-element.ts';

@@ -1,4 +1,4 @@
-import { findAgreementCodes, findEmployments, type EmploymentFacts } from '../../ledger/plan.repository.ts';
+import { findAgreementCodes, findEmployments, type EmploymentFacts } from '../../ledger/plan/plan.repository.ts';
 import { insertEmploymentHistory, type NewEmploymentValue } from '../../ledger/plan/employment-history.repository.ts';
 import { textOf } from '../xml-element.ts';
 import { employmentOfItem } from './employment-item.ts';

@@ -1,5 +1,5 @@
 import { checkFeeBounds, type FeeType } from '../../core/plan-rules.ts';
-import { insertFees, type InsuranceFacts, type NewFee } from '../../ledger/plan.repository.ts';
+import { insertFees, type InsuranceFacts, type NewFee } from '../../ledger/plan/plan.repository.ts';
 import { textOf } from '../xml-element.ts';
 import { checkInsuranceDate, findItemInsurances, insuranceOfItem, readInsuranceItem } from './insurance-item.ts';
 import { definePlanMessage, type PersonItem } from './plan-message.ts';

@@ -1,6 +1,6 @@
 import { addDays } from '../../core/calendar-date.ts';
 import { checkEffectiveDate } from '../../core/plan-rules.ts';
-import { endEmployments, findEmployments, type EmploymentFacts, type EndedEmployment } from '../../ledger/plan.repository.ts';
+import { endEmployments, findEmployments, type EmploymentFacts, type EndedEmployment } from '../../ledger/plan/plan.repository.ts';
 import { optionalTextOf, textOf } from '../xml-element.ts';
 import { definePlanMessage, type PersonItem } from './plan-message.ts';
 

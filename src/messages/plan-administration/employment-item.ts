@@ -1,6 +1,6 @@
 import { employmentForChange } from '../../core/employment-change.rules.ts';
 import type { RuleRejection } from '../../core/plan-rules.ts';
-import type { EmploymentFacts } from '../../ledger/plan.repository.ts';
+import type { EmploymentFacts } from '../../ledger/plan/plan.repository.ts';
 import type { PlanItemContext } from './plan-message.ts';
 
 /**

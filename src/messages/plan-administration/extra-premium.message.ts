@@ -1,5 +1,5 @@
 import { checkDueBeforePaidUp, checkExtraPremiumAmount } from '../../core/premium.rules.ts';
-import type { InsuranceFacts } from '../../ledger/plan.repository.ts';
+import type { InsuranceFacts } from '../../ledger/plan/plan.repository.ts';
 import { drawInvoiceNumbers, insertExtraPremiums, type NewExtraPremium } from '../../ledger/plan/extra-premium.repository.ts';
 import { textOf } from '../xml-element.ts';
 import { definePlanMessage, type PersonItem } from './plan-message.ts';

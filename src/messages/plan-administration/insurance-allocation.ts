@@ -1,5 +1,5 @@
 import { checkAllocation, type AllocationLine, type RuleRejection } from '../../core/plan-rules.ts';
-import { findSelectableFunds, insertAllocations, type InsuranceFacts, type NewAllocation } from '../../ledger/plan.repository.ts';
+import { findSelectableFunds, insertAllocations, type InsuranceFacts, type NewAllocation } from '../../ledger/plan/plan.repository.ts';
 import { childOf, childrenOf, textOf, type XmlElement } from '../xml-element.ts';
 import { checkInsuranceDate, findItemInsurances, insuranceOfItem, readInsuranceItem } from './insurance-item.ts';
 import type { Decision, PersonItem, PlanItemContext, PlanMessageSpec } from './plan-message.ts';

@@ -1,5 +1,5 @@
 import { checkEffectiveDate, type RuleRejection } from '../../core/plan-rules.ts';
-import { findInsurances, type InsuranceFacts } from '../../ledger/plan.repository.ts';
+import { findInsurances, type InsuranceFacts } from '../../ledger/plan/plan.repository.ts';
 import { textOf, type XmlElement } from '../xml-element.ts';
 import type { PersonItem, PlanItemContext } from './plan-message.ts';
 

@@ -1,6 +1,6 @@
 import { addDays } from '../../core/calendar-date.ts';
 import { checkEffectiveDate, checkPremiumBounds, type AllocationLine, type RuleRejection } from '../../core/plan-rules.ts';
-import { findEmployments, findInsurancesOfPersons, type EmploymentFacts } from '../../ledger/plan.repository.ts';
+import { findEmployments, findInsurancesOfPersons, type EmploymentFacts } from '../../ledger/plan/plan.repository.ts';
 import {
   drawInsuranceNumbers, findProducts, insertPurchasedInsurances, type ProductFacts, type PurchasedInsurance,
 } from '../../ledger/plan/insurance-purchase.repository.ts';

@@ -1,7 +1,7 @@
 import type { ERROR_CODES } from '../../core/error-codes.ts';
 import { isValidOrganisationNumber, isValidPersonalIdentityNumber } from '../../core/identifiers.ts';
 import type { RuleRejection } from '../../core/plan-rules.ts';
-import { findAgreement, type AgreementFacts } from '../../ledger/plan.repository.ts';
+import { findAgreement, type AgreementFacts } from '../../ledger/plan/plan.repository.ts';
 import type { ApplyContext, ApplyOutcome, ItemOutcome, MessageType } from '../message-type.ts';
 import { childOf, childrenOf, textOf, type XmlElement } from '../xml-element.ts';
 

@@ -1,6 +1,6 @@
 import { checkPremiumBounds, checkPremiumPaying } from '../../core/plan-rules.ts';
 import { namingInsurance } from '../../core/premium.rules.ts';
-import { insertPremiums, type InsuranceFacts, type NewPremium } from '../../ledger/plan.repository.ts';
+import { insertPremiums, type InsuranceFacts, type NewPremium } from '../../ledger/plan/plan.repository.ts';
 import { textOf } from '../xml-element.ts';
 import { definePlanMessage, type PersonItem } from './plan-message.ts';
 import { checkInsuranceDate, findItemInsurances, insuranceOfItem, readInsuranceItem } from './insurance-item.ts';

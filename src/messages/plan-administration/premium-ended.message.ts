@@ -1,5 +1,5 @@
 import { checkNotYetPaidUp } from '../../core/premium.rules.ts';
-import { insertPaidUp, type InsuranceFacts, type NewPaidUp } from '../../ledger/plan.repository.ts';
+import { insertPaidUp, type InsuranceFacts, type NewPaidUp } from '../../ledger/plan/plan.repository.ts';
 import { optionalTextOf, textOf } from '../xml-element.ts';
 import { definePlanMessage, type PersonItem } from './plan-message.ts';
 import { checkInsuranceDate, findItemInsurances, insuranceOfItem, readInsuranceItem } from './insurance-item.ts';

@@ -1,5 +1,5 @@
 import { checkEffectiveDate } from '../../core/plan-rules.ts';
-import { findEmployments, insertSalaries, type EmploymentFacts, type NewSalary } from '../../ledger/plan.repository.ts';
+import { findEmployments, insertSalaries, type EmploymentFacts, type NewSalary } from '../../ledger/plan/plan.repository.ts';
 import { childOf, textOf } from '../xml-element.ts';
 import { definePlanMessage, type PersonItem } from './plan-message.ts';
 

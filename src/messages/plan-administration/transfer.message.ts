@@ -1,6 +1,6 @@
 import { checkEffectiveDate, type RuleRejection } from '../../core/plan-rules.ts';
 import { checkPlanSelectable, checkProductKind, checkSomethingToMove, type DistributionPlan, type Holding } from '../../core/transfer.rules.ts';
-import { findInsurances, type InsuranceFacts } from '../../ledger/plan.repository.ts';
+import { findInsurances, type InsuranceFacts } from '../../ledger/plan/plan.repository.ts';
 import {
   findDistributionPlans, findLatestTransferDates, findTargetProducts, insertTransfers, type NewTransfer, type TargetProduct,
 } from '../../ledger/plan/transfer.repository.ts';

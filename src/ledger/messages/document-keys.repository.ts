@@ -1,0 +1,28 @@
+import { extractDocumentKeys, type DocumentKeyKind } from '../../core/document-keys.ts';
+import type { Sql } from '../database.ts';
+
+/**
+ * The search index of what documents are about (migration 0026): written in the
+ * transaction that applies the documents, read by the console's message browser.
+ */
+
+/** Records the keys of applied documents (their typed documents), in one statement. */
+export async function recordDocumentKeys(sql: Sql, documents: readonly { readonly messageId: string; readonly document: unknown }[]): Promise<void> {
+  const rows = documents.flatMap(({ messageId, document }) => extractDocumentKeys(document).map((key) => ({ k: key.kind, v: key.value, m: messageId })));
+  if (rows.length === 0) return;
+  await sql.query(
+    `INSERT INTO document_keys (kind, value, message_id, seq)
+     SELECT i.k, i.v, i.m, m.seq FROM json_to_recordset($1::json) AS i(k text, v text, m text) JOIN messages m ON m.id = i.m
+     ON CONFLICT DO NOTHING`,
+    [JSON.stringify(rows)],
+  );
+}
+
+/** The keys recorded for one message, by kind. */
+export async function listDocumentKeys(sql: Sql, messageId: string): Promise<{ kind: DocumentKeyKind; value: string }[]> {
+  const { rows } = await sql.query<{ kind: DocumentKeyKind; value: string }>(
+    'SELECT kind, value FROM document_keys WHERE message_id = $1 ORDER BY kind, value',
+    [messageId],
+  );
+  return rows;
+}

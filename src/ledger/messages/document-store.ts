@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Readable, Transform } from 'node:stream';
+import { createGunzip, gzipSync } from 'node:zlib';
+import { GatewayError } from '../../core/gateway-error.ts';
+
+/**
+ * The document store: received documents too large for a database row — a custodian's
+ * daily Holdings can be hundreds of megabytes — kept as files under
+ * `<dataDir>/documents/<received date>/<message id>.xml`. The message row records the
+ * file's place (`raw_location`), size and sha256.
+ *
+ * Invariant: a document is in the store, complete and fsynced under its final name,
+ * before intake records its message; the sender is acknowledged only after that.
+ * Files are written once and never changed.
+ */
+export interface StoredDocument {
+  readonly location: string;
+  readonly sha256: string;
+  readonly sizeBytes: number;
+}
+
+/**
+ * Chunk size for reading a stored document back. Readers decode the chunks to text
+ * (a report's splitter): Node makes a decoded chunk of about 1 MB an external string,
+ * which only a full collection frees, so 1 MB chunks held some 80 MB of dead text
+ * while a million-position Holdings was loaded (peak 350 MB against 232 MB now). At
+ * 32 KB the text is an ordinary young string that dies in the next scavenge; 64 KB
+ * was no better and 256 KB already worse (307 MB).
+ */
+export const READ_CHUNK_BYTES = 32 * 1024;
+
+/** A document kept in an archive file: `archive/<name>.gz@<offset>+<length>` (its gzip member). */
+const ARCHIVE_MEMBER = /^(archive\/[^@]+\.gz)@(\d+)\+(\d+)$/;
+
+export class DocumentStore {
+  readonly #root: string;
+
+  constructor(root: string) {
+    this.#root = resolve(root);
+  }
+
+  /** Copies a file into the store, hashing it on the way; the source is left where it is. */
+  async keepFile(messageId: string, receivedAt: Date, sourcePath: string): Promise<StoredDocument> {
+    return this.#write(messageId, receivedAt, createReadStream(sourcePath, { highWaterMark: 1 << 20 }));
+  }
+
+  /** Keeps bytes already in memory (a large document posted over HTTP). */
+  async keepBytes(messageId: string, receivedAt: Date, bytes: Uint8Array): Promise<StoredDocument> {
+    return this.#write(messageId, receivedAt, Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]));
+  }
+
+  /** Reads a stored document as a stream of chunks of at most READ_CHUNK_BYTES. */
+  read(location: string): AsyncIterable<Uint8Array> {
+    const member = ARCHIVE_MEMBER.exec(location);
+    if (!member) return createReadStream(this.#inside(location), { highWaterMark: READ_CHUNK_BYTES });
+    const [, file, offset, length] = member;
+    const start = Number(offset);
+    const compressed = createReadStream(this.#inside(file!), { start, end: start + Number(length) - 1, highWaterMark: READ_CHUNK_BYTES });
+    return compressed.pipe(createGunzip({ chunkSize: READ_CHUNK_BYTES }));
+  }
+
+  /**
+   * Keeps documents' bytes in one archive file, `archive/<name>.gz`: each document one
+   * gzip member, one after the other, so the file is an ordinary gzip file (`zcat`
+   * prints every document) and each document is read back alone from its offset. The
+   * file is fsynced under its final name before the locations are returned; `name`
+   * must be new (a rerun of a run that did not commit writes the same name again).
+   */
+  async archive(name: string, documents: readonly { readonly messageId: string; readonly bytes: Uint8Array }[]): Promise<Map<string, string>> {
+    const relativeFile = join('archive', `${name}.gz`);
+    const target = this.#inside(relativeFile);
+    const locations = new Map<string, string>();
+    const members: Buffer[] = [];
+    let offset = 0;
+    for (const { messageId, bytes } of documents) {
+      const member = gzipSync(bytes);
+      members.push(member);
+      locations.set(messageId, `${relativeFile}@${offset}+${member.byteLength}`);
+      offset += member.byteLength;
+    }
+    const temporary = `${target}.tmp`;
+    try {
+      await mkdir(join(this.#root, 'archive'), { recursive: true, mode: 0o700 });
+      await writeFile(temporary, members, { mode: 0o600 });
+      const handle = await open(temporary, 'r');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temporary, target);
+      const folder = await open(join(this.#root, 'archive'), 'r');
+      try {
+        await folder.sync();
+      } finally {
+        await folder.close();
+      }
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw new GatewayError('INTERNAL_ERROR', `Could not write the archive ${target}: ${(error as Error).message}`, { cause: error });
+    }
+    return locations;
+  }
+
+  async #write(messageId: string, receivedAt: Date, source: NodeJS.ReadableStream): Promise<StoredDocument> {
+    const folder = join(this.#root, receivedAt.toISOString().slice(0, 10));
+    const target = join(folder, `${messageId}.xml`);
+    const temporary = `${target}.tmp`;
+    const hash = createHash('sha256');
+    let sizeBytes = 0;
+    const hashing = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        sizeBytes += chunk.byteLength;
+        done(null, chunk);
+      },
+    });
+    try {
+      // The gateway's user only: nobody fetches these over SFTP.
+      await mkdir(folder, { recursive: true, mode: 0o700 });
+      await pipeline(source, hashing, createWriteStream(temporary, { flags: 'wx', mode: 0o600 }));
+      const handle = await open(temporary, 'r');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temporary, target);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw new GatewayError('INTERNAL_ERROR', `Could not keep the document in ${folder}: ${(error as Error).message}`, { cause: error });
+    }
+    return { location: relative(this.#root, target), sha256: hash.digest('hex'), sizeBytes };
+  }
+
+  /** A location is relative to the store; anything that climbs out of it is refused. */
+  #inside(location: string): string {
+    const path = resolve(this.#root, location);
+    if (!path.startsWith(this.#root + sep)) throw new GatewayError('INTERNAL_ERROR', `Document location ${location} is outside the store.`);
+    return path;
+  }
+}
