@@ -43,7 +43,7 @@ import { applyMessages } from './pipeline/apply.stage.ts';
 import { deliverResponses } from './pipeline/deliver.stage.ts';
 import type { Counterparty, PipelineDeps } from './pipeline/pipeline-deps.ts';
 import { buildHttpServer } from './http/server.ts';
-import { gatewayLoggerOptions } from './cli/gateway-logger.ts';
+import { gatewayLoggerOptions } from './observability/gateway-logger.ts';
 import { SsekDirectory } from './channels/ssek/ssek-parties.ts';
 import { createSsekPushChannel } from './channels/ssek/ssek-push.channel.ts';
 import { CalendarScheduler } from './calendar/calendar.scheduler.ts';

@@ -9,16 +9,7 @@
  * and otherwise at most once a minute (so staff can tell a watcher that stopped
  * reporting: its `checkedAt` grows old).
  */
-export type ChannelState = 'up' | 'down';
-
-export interface ChannelHealthReport {
-  /** A counterparty id, or `mailbox` for the gateway's own mailbox. */
-  readonly subject: string;
-  readonly channel: 'sftp' | 'mail';
-  readonly state: ChannelState;
-  /** Why it is down (the error as the library gave it); undefined when up. */
-  readonly detail?: string | undefined;
-}
+import type { ChannelHealthReport, ChannelState } from '../ledger/messages/channel-health.repository.ts';
 
 export interface ChannelHealth {
   report(report: ChannelHealthReport): void;

@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../core/error-codes.ts';
+import type { UnmovedInboxFile } from '../ledger/messages/inbox-files.repository.ts';
 
 /**
  * What a channel hands to intake: who sent which bytes, by which way, under which
@@ -63,13 +64,6 @@ export interface IntakeReceipt {
    * `status` and `errorCode` are those intake gave it then.
    */
   readonly recordedBefore?: true;
-}
-
-/** A recorded inbox file not yet recorded as moved out of its inbox. */
-export interface UnmovedInboxFile {
-  readonly messageId: string;
-  readonly counterpartyId: string;
-  readonly fileName: string;
 }
 
 /** What intake made of one envelope of a batch: its receipt, or why it could not be recorded. */

@@ -19,7 +19,7 @@ import { personStateAsOf } from '../core/person-history.ts';
 import { stockholmDate } from '../core/calendar-date.ts';
 import { readPersonHistory } from '../ledger/plan/person-history.repository.ts';
 import { GatewayClient } from './gateway-client.ts';
-import { chooseLogFormat, createCommandLogger, createGatewayLogger } from './gateway-logger.ts';
+import { chooseLogFormat, createCommandLogger, createGatewayLogger } from '../observability/gateway-logger.ts';
 import { buildStartSummary, formatStartSummary } from './start-summary.ts';
 import type { IntakeReceipt } from '../channels/envelope.ts';
 import { newSubmissionWorkFile, settleSubmissionWorkFile } from '../channels/submission-work-file.ts';

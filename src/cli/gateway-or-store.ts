@@ -3,7 +3,7 @@ import type { Gateway } from '../app.ts';
 import type { GatewayConfig } from '../config/config.schema.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { GatewayClient } from './gateway-client.ts';
-import { createCommandLogger } from './gateway-logger.ts';
+import { createCommandLogger } from '../observability/gateway-logger.ts';
 
 /**
  * How a staff command reaches the ledger: through a running gateway's staff API when

@@ -1,7 +1,7 @@
-import { validateReportBatch, type BatchVerdict, type PreambleText } from './custodian-reporting/report-batch.validator.ts';
+import { validateReportBatch } from './custodian-reporting/report-batch.validator.ts';
 import type { ReportRecord } from './custodian-reporting/report-splitter.ts';
 import type { SchemaRegistry } from './schema-registry.ts';
-import type { DocumentVerdict, SchemaValidator } from './schema-validator.ts';
+import type { BatchVerdict, DocumentVerdict, PreambleText, SchemaValidator } from './schema-validator.ts';
 
 /** Validates on the caller's thread: in the validation thread, and wherever that thread cannot run. */
 export class InlineSchemaValidator implements SchemaValidator {

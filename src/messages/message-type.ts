@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../core/error-codes.ts';
 import type { Sql } from '../ledger/database.ts';
-import type { BatchValidator } from './custodian-reporting/report-validator.ts';
+import type { BatchValidator } from './schema-validator.ts';
 import type { XmlElement } from './xml-element.ts';
 
 /**

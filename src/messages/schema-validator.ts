@@ -1,4 +1,4 @@
-import type { BatchValidator } from './custodian-reporting/report-validator.ts';
+import type { ReportPreamble, ReportRecord } from './custodian-reporting/report-splitter.ts';
 
 /**
  * The port the pipeline validates XML against the catalogue's schemas through. Two
@@ -18,6 +18,25 @@ export interface SchemaError {
  * all, or that its validation ran past the time budget (in ms) and was stopped.
  */
 export type DocumentVerdict = { readonly errors: readonly SchemaError[] } | { readonly unreadable: string } | { readonly overBudgetMs: number };
+
+/** What validation needs of a streamed report's preamble: its text, not the parsed tree. */
+export type PreambleText = Omit<ReportPreamble, 'root'>;
+
+/** A record batch's schema errors (custodian-reporting/report-batch.validator.ts). */
+export interface BatchVerdict {
+  /** Errors of the preamble (header, as-of date): they reject the whole report. */
+  readonly preambleErrors: readonly SchemaError[];
+  /** Errors per record, by index in the batch; records without errors are absent. */
+  readonly recordErrors: ReadonlyMap<number, readonly SchemaError[]>;
+}
+
+/**
+ * Validates record batches of streamed reports. Asynchronous so that validation, the
+ * largest part of a report's cost, runs off the gateway's thread where it can.
+ */
+export interface BatchValidator {
+  validate(typeName: string, preamble: PreambleText, records: readonly ReportRecord[], recordName: string): Promise<BatchVerdict>;
+}
 
 /** Also validates a streamed report's record batches (BatchValidator.validate, report-batch.validator.ts). */
 export interface SchemaValidator extends BatchValidator {

@@ -1,9 +1,8 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { GatewayError } from '../core/gateway-error.ts';
-import type { BatchVerdict, PreambleText } from './custodian-reporting/report-batch.validator.ts';
 import type { ReportRecord } from './custodian-reporting/report-splitter.ts';
-import type { DocumentVerdict, ReturnedMemory, SchemaValidator } from './schema-validator.ts';
+import type { BatchVerdict, DocumentVerdict, PreambleText, ReturnedMemory, SchemaValidator } from './schema-validator.ts';
 import type { ValidationReply, ValidationRequest, ValidationStartup } from './validation-worker.ts';
 
 /**

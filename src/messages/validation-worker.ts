@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { PreambleText } from './custodian-reporting/report-batch.validator.ts';
+import type { PreambleText } from './schema-validator.ts';
 import type { ReportRecord } from './custodian-reporting/report-splitter.ts';
 import { loadWatchingLibxml2Memory } from './libxml2-memory.ts';
 

@@ -1,6 +1,5 @@
-import type { BatchVerdict, PreambleText } from './custodian-reporting/report-batch.validator.ts';
 import type { ReportRecord } from './custodian-reporting/report-splitter.ts';
-import type { DocumentVerdict, ReturnedMemory, SchemaValidator } from './schema-validator.ts';
+import type { BatchVerdict, DocumentVerdict, PreambleText, ReturnedMemory, SchemaValidator } from './schema-validator.ts';
 
 /**
  * A schema validator started when the first document is validated, not before: for the

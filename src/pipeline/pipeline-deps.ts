@@ -5,7 +5,7 @@ import type { SchemaValidator } from '../messages/schema-validator.ts';
 import type { PipelineStage } from '../ledger/messages/messages.repository.ts';
 import type { OutboundChannel } from '../channels/outbound.ts';
 import type { DocumentStore } from '../ledger/messages/document-store.ts';
-import type { BatchValidator } from '../messages/custodian-reporting/report-validator.ts';
+import type { BatchValidator } from '../messages/schema-validator.ts';
 import type { CounterpartyRole } from '../config/config.schema.ts';
 import type { HandOff } from './hand-off.ts';
 import type { GatewayMetrics } from '../observability/gateway-metrics.ts';

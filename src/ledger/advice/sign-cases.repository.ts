@@ -1,6 +1,5 @@
 import type { Sql } from '../database.ts';
 import { accessFactsOf, customerAccessColumns, withoutAccessColumns, type AccessGate, type CustomerAccessRow } from './powers-of-attorney.repository.ts';
-import type { CompletionData } from '../../bankid/bankid-protocol.ts';
 import type { SignatoryRole } from '../../core/withdrawal-request.rules.ts';
 
 /**
@@ -191,11 +190,12 @@ export async function insertSignOrder(sql: Sql, order: NewSignOrder): Promise<bo
   return rows.length > 0;
 }
 
+/** What a collect said of an order; `completionData` is BankID's, stored as it came (JSON). */
 export type OrderOutcome =
   | { readonly status: 'pending'; readonly hintCode: string }
   | { readonly status: 'failed'; readonly hintCode: string | null; readonly reason: string }
-  | { readonly status: 'complete'; readonly completionData: CompletionData }
-  | { readonly status: 'not-counted'; readonly reason: string; readonly completionData: CompletionData };
+  | { readonly status: 'complete'; readonly completionData: object }
+  | { readonly status: 'not-counted'; readonly reason: string; readonly completionData: object };
 
 /** Records what a collect said; a finished order is not changed again. */
 export async function recordOrderOutcome(sql: Sql, orderRef: string, outcome: OrderOutcome, at: Date): Promise<void> {

@@ -1,5 +1,17 @@
-import type { ChannelHealthReport, ChannelState } from '../../channels/channel-health.ts';
 import type { Sql } from '../database.ts';
+
+/** Whether a channel could be reached when its watcher last tried (channels/channel-health.ts reports it). */
+export type ChannelState = 'up' | 'down';
+
+export interface ChannelHealthReport {
+  /** A counterparty id, or `mailbox` for the gateway's own mailbox. */
+  readonly subject: string;
+  readonly channel: 'sftp' | 'mail';
+  readonly state: ChannelState;
+  /** Why it is down (the error as the library gave it); undefined when up. */
+  readonly detail?: string | undefined;
+}
+
 
 /** A channel's last reported state, as staff see it. */
 export interface ChannelHealthView {

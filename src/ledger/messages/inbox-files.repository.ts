@@ -1,6 +1,12 @@
 import type { Sql } from '../database.ts';
 import type { MessageStatus } from './messages.repository.ts';
-import type { UnmovedInboxFile } from '../../channels/envelope.ts';
+
+/** A recorded inbox file not yet recorded as moved out of its inbox. */
+export interface UnmovedInboxFile {
+  readonly messageId: string;
+  readonly counterpartyId: string;
+  readonly fileName: string;
+}
 
 /**
  * Recorded files still in their sender's inbox (table `inbox_files`, migration 0011).

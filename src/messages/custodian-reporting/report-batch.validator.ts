@@ -1,9 +1,11 @@
 import type { SchemaRegistry } from '../schema-registry.ts';
-import type { SchemaError } from '../schema-validator.ts';
-import type { ReportPreamble, ReportRecord } from './report-splitter.ts';
+import type { BatchVerdict, PreambleText, SchemaError } from '../schema-validator.ts';
+import type { ReportRecord } from './report-splitter.ts';
 
-/** What validation needs of the preamble: its text, not the parsed tree. */
-export type PreambleText = Omit<ReportPreamble, 'root'>;
+/** The schema's complaint that a report has no records: expected when the preamble is checked alone. */
+function missingRecords(text: string, recordName: string): boolean {
+  return new RegExp(`Missing child element\\(s\\)\\. Expected is \\( (\\{[^}]*\\})?${recordName} \\)`).test(text);
+}
 
 /**
  * Validates records of a streamed report in batches against the report's own schema:
@@ -14,18 +16,6 @@ export type PreambleText = Omit<ReportPreamble, 'root'>;
  * account and nothing else. A record that is not even well-formed is found by
  * validating the batch's records one by one.
  */
-export interface BatchVerdict {
-  /** Errors of the preamble (header, as-of date): they reject the whole report. */
-  readonly preambleErrors: readonly SchemaError[];
-  /** Errors per record, by index in the batch; records without errors are absent. */
-  readonly recordErrors: ReadonlyMap<number, readonly SchemaError[]>;
-}
-
-/** The schema's complaint that a report has no records: expected when the preamble is checked alone. */
-function missingRecords(text: string, recordName: string): boolean {
-  return new RegExp(`Missing child element\\(s\\)\\. Expected is \\( (\\{[^}]*\\})?${recordName} \\)`).test(text);
-}
-
 export function validateReportBatch(schemas: SchemaRegistry, typeName: string, preamble: PreambleText, records: readonly ReportRecord[], recordName = 'Account'): BatchVerdict {
   try {
     return validateTogether(schemas, typeName, preamble, records, recordName);

@@ -2,7 +2,7 @@ import type { ErrorCode } from '../../core/error-codes.ts';
 import type { Sql } from '../../ledger/database.ts';
 import { recordReportArrival } from '../../ledger/custody/report-deadlines.repository.ts';
 import type { ApplyContext, ApplyOutcome, DocumentErrorOutcome, MessageType, RejectedAccount } from '../message-type.ts';
-import type { BatchVerdict } from './report-batch.validator.ts';
+import type { BatchVerdict } from '../schema-validator.ts';
 import { ReportRejected, splitReport, type ReportPreamble, type ReportRecord } from './report-splitter.ts';
 import { RecordReader } from './record-reader.ts';
 import { optionalTextOf } from '../xml-element.ts';
