@@ -8,7 +8,7 @@
  * tokens and accounts were masked), and per log call with a logger of each kind.
  */
 import { pino, type LoggerOptions } from 'pino';
-import { gatewayLoggerOptions } from '../src/cli/gateway-logger.ts';
+import { gatewayLoggerOptions } from '../src/observability/gateway-logger.ts';
 import { maskPersonalIdentityNumbers } from '../src/core/identifiers.ts';
 import { maskLogLine } from '../src/core/log-masking.ts';
 

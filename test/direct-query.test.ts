@@ -26,7 +26,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { pino } from 'pino';
-import { gatewayLoggerOptions } from '../src/cli/gateway-logger.ts';
+import { gatewayLoggerOptions } from '../src/observability/gateway-logger.ts';
 import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import { hashSecret } from '../src/config/secret-hash.ts';
 import { SchemaRegistry } from '../src/messages/schema-registry.ts';

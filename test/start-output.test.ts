@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import { parseConfig } from '../src/config/load-config.ts';
-import { chooseLogFormat } from '../src/cli/gateway-logger.ts';
+import { chooseLogFormat } from '../src/observability/gateway-logger.ts';
 import { buildStartSummary, formatStartSummary } from '../src/cli/start-summary.ts';
 import { hashSecret } from '../src/config/secret-hash.ts';
 import { createTestDatabase, deleteQueues, testSettings, waitFor, type TestDatabase } from './support/harness.ts';
