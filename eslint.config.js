@@ -1,5 +1,6 @@
 // Lint rules: typescript-eslint's type-aware checks that catch what tsc does not —
-// floating promises, non-exhaustive switches, value imports of types — and import cycles.
+// floating promises, non-exhaustive switches, value imports of types — and import cycles
+// (dependency-cruiser.config.mjs checks the layers and the circles type-only imports make).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';

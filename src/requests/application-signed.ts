@@ -11,7 +11,7 @@ import type { Sql } from '../ledger/database.ts';
 import { customerAccessFacts } from '../ledger/advice/powers-of-attorney.repository.ts';
 import { findSignCaseOf } from '../ledger/advice/sign-cases.repository.ts';
 import { expireApplications } from '../calendar/application-expiry.job.ts';
-import type { SignedRequestHandler } from './signed-requests.ts';
+import type { SignedRequestHandler } from './counted-signature.ts';
 
 /**
  * What a counted signature of an application's sign case does (signed-requests.ts), in

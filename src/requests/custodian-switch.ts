@@ -14,7 +14,7 @@ import type { AccessGate } from '../ledger/advice/powers-of-attorney.repository.
 import { closeSignCase, insertSignCase } from '../ledger/advice/sign-cases.repository.ts';
 import { CUSTODIAN_SWITCH_ORDER, custodianSwitchOrderId, custodianSwitchOrderXml } from '../messages/custodian-switch-order.document.ts';
 import type { RunDeps } from '../calendar/debit-run.ts';
-import type { CountedSignature } from './signed-requests.ts';
+import type { CountedSignature } from './counted-signature.ts';
 
 /**
  * Registering a custodian switch and ordering it, wherever it comes from: an advisor firm

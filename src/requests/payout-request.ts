@@ -14,7 +14,7 @@ import type { AccessGate } from '../ledger/advice/powers-of-attorney.repository.
 import { closeSignCase, insertSignCase } from '../ledger/advice/sign-cases.repository.ts';
 import { checkPayoutStart, type PayoutStartProblem } from './payout-start-check.ts';
 import { schedulePayout } from '../calendar/payout-run.ts';
-import type { CountedSignature } from './signed-requests.ts';
+import type { CountedSignature } from './counted-signature.ts';
 
 /**
  * The insured starts the payout through a signed request (POST

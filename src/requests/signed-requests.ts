@@ -1,5 +1,4 @@
-import type { SignatoryRole } from '../core/withdrawal-request.rules.ts';
-import type { Sql } from '../ledger/database.ts';
+import type { SignedRequestHandler } from './counted-signature.ts';
 import type { SignCaseSubjectKind } from '../ledger/advice/sign-cases.repository.ts';
 import { addWithdrawalEvent } from '../ledger/advice/withdrawal-requests.repository.ts';
 import { applicationSignedHandler, type ApplicationDecisionRules } from './application-signed.ts';
@@ -15,13 +14,6 @@ import { orderWithdrawalIfReady } from './withdrawal-order.ts';
  * signature and its effect are one. Each handler answers the ids of the outgoing
  * documents it stored, to hand to delivery after the commit.
  */
-export interface CountedSignature {
-  readonly role: SignatoryRole;
-  readonly personalNumber: string;
-}
-
-export type SignedRequestHandler = (tx: Sql, requestId: string, signature: CountedSignature, now: Date) => Promise<string[]>;
-
 export function signedRequestHandlers(deps: RunDeps, applications: ApplicationDecisionRules): Readonly<Record<SignCaseSubjectKind, SignedRequestHandler>> {
   return {
     /** A withdrawal goes to the custodian once signed by all and approved by the insurer. */
