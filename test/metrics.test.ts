@@ -81,6 +81,12 @@ describe('metrics', () => {
     const before = await scrape();
     assert.equal(valueOf(before, gauge), 0, 'every stage is reported, 0 when nothing died there');
     const outbox = gateway.outbox('demo-employer');
+    // The worker writes the month's invoice specifications into this outbox at start:
+    // once they are delivered nothing else writes there while the folder is replaced.
+    await waitFor(async () => {
+      const { rows } = await gateway.deps.db.query<{ made: number; pending: number }>(`SELECT count(*)::int AS made, count(*) FILTER (WHERE delivered_at IS NULL)::int AS pending FROM outgoing_documents WHERE counterparty_id = 'demo-employer'`);
+      return rows[0]!.made > 0 && rows[0]!.pending === 0;
+    }, 'the invoice specifications delivered');
     await rm(outbox, { recursive: true });
     await writeFile(outbox, 'not a folder'); // every delivery fails
     try {
