@@ -1,5 +1,6 @@
 // Runs every *.test.ts under src/ and test/ on jest, one file at a time (jest.config.js).
-// Usage: npm test [-- <substring> ...]  (only files whose path contains a substring)
+// Usage: npm test [-- <substring> ...]  (only files whose path contains a substring);
+// TEST_WORKERS=<n> sets how many files run at once (jest.config.js: 2).
 // `npm test` runs scripts/test-services.sh first, which installs and starts what the
 // tests need, so the one command passes on a fresh machine.
 import { readdirSync } from 'node:fs';
@@ -22,5 +23,6 @@ const jest = createRequire(import.meta.url).resolve('jest/bin/jest');
 const patterns = files.map((file) => `^${join(import.meta.dirname, '..', file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
 // ES modules in jest's vm contexts are experimental in Node 20, which says so in every worker: not a finding.
 const node = ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning'];
-const result = spawnSync(process.execPath, [...node, jest, ...(filters.length === 0 ? [] : patterns)], { stdio: 'inherit' });
+const workers = process.env.TEST_WORKERS ? [`--maxWorkers=${process.env.TEST_WORKERS}`] : [];
+const result = spawnSync(process.execPath, [...node, jest, ...workers, ...(filters.length === 0 ? [] : patterns)], { stdio: 'inherit' });
 process.exit(result.status ?? 1);
