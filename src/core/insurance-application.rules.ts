@@ -35,18 +35,26 @@ export interface FundChoice {
   readonly percent: number;
 }
 
+/** Individual insurances are applied for with POST /InsuranceApplication, occupational plans with POST /PlanApplication. */
+export type ProductLine = 'individual' | 'occupational';
+
 export interface ApplicationProduct {
   readonly id: string;
   readonly taxCategory: 'P' | 'T' | 'K';
-  readonly line: 'individual' | 'occupational';
+  readonly line: ProductLine;
   readonly minMonthlyPremium: string;
   readonly maxMonthlyPremium: string;
   readonly maxSinglePremium: string;
 }
 
-export interface ApplicationFacts {
+/**
+ * What an application is checked against, looked up before the check. A plan
+ * application has the same facts; only its product tells less (`Product`: what the
+ * application's rules read of it).
+ */
+export interface ApplicationFacts<Product = ApplicationProduct> {
   /** The product, when it exists and is open for subscription. */
-  readonly product: ApplicationProduct | undefined;
+  readonly product: Product | undefined;
   readonly selectableIsins: ReadonlySet<string>;
   /** The advisor, when the code is one of the calling firm's. */
   readonly advisor: { readonly active: boolean } | undefined;
@@ -71,11 +79,7 @@ export function checkInsuranceApplication(input: InsuranceApplicationInput, fact
   const problem = (path: string, code: ErrorCode, message: string) => problems.push({ path, code, message });
   const { product } = facts;
 
-  if (!product) problem('$.productId', 'PRODUCT_UNKNOWN', `No product ${input.productId} is open for subscription.`);
-  else if (product.line !== 'individual') problem('$.productId', 'PRODUCT_UNKNOWN', `${product.id} is an occupational product: apply with POST /PlanApplication.`);
-  if (!facts.advisor) problem('$.advisorCode', 'ADVISOR_UNKNOWN', `${input.advisorCode} is not an advisor of your firm.`);
-  else if (!facts.advisor.active) problem('$.advisorCode', 'ADVISOR_UNKNOWN', `${input.advisorCode} is not active.`);
-
+  problems.push(...checkProductAndAdvisor('individual', input, facts));
   if (!isCustomerId(input.policyholder.id)) problem('$.policyholder.id', 'PERSONAL_IDENTITY_NUMBER_INVALID', 'A personnummer (12 digits) or an organisationsnummer (10 digits) whose check digit is right.');
   if (!isValidPersonalIdentityNumber(input.insured.id)) problem('$.insured.id', 'PERSONAL_IDENTITY_NUMBER_INVALID', 'The insured is a person: a personnummer of 12 digits whose check digit is right.');
   if (product && input.taxCategory !== undefined && input.taxCategory !== product.taxCategory) {
@@ -94,12 +98,37 @@ export function checkInsuranceApplication(input: InsuranceApplicationInput, fact
 
   problems.push(...checkFundChoice(input.funds, product?.id, facts.selectableIsins));
 
-  if (!facts.custodianIds.includes(input.custodianId)) problem('$.custodianId', 'CUSTODIAN_UNKNOWN', `${input.custodianId} is not a custodian of the insurer (${facts.custodianIds.join(', ')}).`);
+  problems.push(...checkCustodian(input.custodianId, facts.custodianIds));
   if (input.beneficiary.choice === 'named' && (input.beneficiary.names ?? []).length === 0) problem('$.beneficiary.names', 'BENEFICIARY_MISSING', 'A named beneficiary choice names at least one beneficiary.');
   // Every capital insurance carries repayment protection: 101 % of the custody value if the insured dies before payout begins.
   if (product?.taxCategory === 'K' && !input.coverages.repaymentProtection) {
     problem('$.coverages.repaymentProtection', 'REPAYMENT_PROTECTION_REQUIRED', `${product.id} is a capital insurance (K), which always carries repayment protection: set it to true.`);
   }
+  return problems;
+}
+
+/** Where a product of each line is applied for: an application sent to the other one is told where. */
+const APPLICATION_ENDPOINTS: Record<ProductLine, string> = { individual: 'POST /InsuranceApplication', occupational: 'POST /PlanApplication' };
+
+/**
+ * The product and the advisor (`$.productId`, `$.advisorCode`), checked alike for an
+ * individual insurance and an employer's plan: a product open for subscription in the
+ * line applied for, and an active advisor of the calling firm.
+ */
+export function checkProductAndAdvisor(
+  line: ProductLine,
+  input: { readonly productId: string; readonly advisorCode: string },
+  facts: ApplicationFacts<Pick<ApplicationProduct, 'id' | 'line'>>,
+): ApplicationProblem[] {
+  const problems: ApplicationProblem[] = [];
+  const { product, advisor } = facts;
+  if (!product) {
+    problems.push({ path: '$.productId', code: 'PRODUCT_UNKNOWN', message: `No product ${input.productId} is open for subscription.` });
+  } else if (product.line !== line) {
+    problems.push({ path: '$.productId', code: 'PRODUCT_UNKNOWN', message: `${product.id} is an ${product.line} product: apply with ${APPLICATION_ENDPOINTS[product.line]}.` });
+  }
+  if (!advisor) problems.push({ path: '$.advisorCode', code: 'ADVISOR_UNKNOWN', message: `${input.advisorCode} is not an advisor of your firm.` });
+  else if (!advisor.active) problems.push({ path: '$.advisorCode', code: 'ADVISOR_UNKNOWN', message: `${input.advisorCode} is not active.` });
   return problems;
 }
 
@@ -124,6 +153,12 @@ export function checkFundChoice(funds: readonly FundChoice[], productId: string 
   }
   if (!total.eq(100)) problems.push({ path: '$.funds', code: 'ALLOCATION_NOT_100', message: `The percentages sum to ${total.toString()}, not 100.` });
   return problems;
+}
+
+/** The custodian (`$.custodianId`): one of the insurer's, whatever the application is for. */
+export function checkCustodian(custodianId: string, custodianIds: readonly string[]): ApplicationProblem[] {
+  if (custodianIds.includes(custodianId)) return [];
+  return [{ path: '$.custodianId', code: 'CUSTODIAN_UNKNOWN', message: `${custodianId} is not a custodian of the insurer (${custodianIds.join(', ')}).` }];
 }
 
 /** Why a person must look at the application before it is approved; none: it is approved at once. */

@@ -3,7 +3,9 @@ import type { IsoDate } from './calendar-date.ts';
 import type { ErrorCode } from './error-codes.ts';
 import { isValidOrganisationNumber, isValidPersonalIdentityNumber } from './identifiers.ts';
 import { incomeBaseAmount, SALARY_CAP_INCOME_BASE_AMOUNTS } from './income-base-amounts.ts';
-import { checkFundChoice, type ApplicationProblem, type FundChoice } from './insurance-application.rules.ts';
+import {
+  checkCustodian, checkFundChoice, checkProductAndAdvisor, type ApplicationFacts, type ApplicationProblem, type FundChoice, type ProductLine,
+} from './insurance-application.rules.ts';
 
 /**
  * The business checks of a pension plan application (an employer's occupational plan),
@@ -54,19 +56,12 @@ export interface PlanApplicationInput {
 
 export interface PlanProduct {
   readonly id: string;
-  readonly line: 'individual' | 'occupational';
+  readonly line: ProductLine;
   readonly minMonthlyPremium: string;
   readonly maxMonthlyPremium: string;
 }
 
-export interface PlanApplicationFacts {
-  /** The product, when it exists and is open for subscription. */
-  readonly product: PlanProduct | undefined;
-  readonly selectableIsins: ReadonlySet<string>;
-  /** The advisor, when the code is one of the calling firm's. */
-  readonly advisor: { readonly active: boolean } | undefined;
-  readonly custodianIds: readonly string[];
-}
+export type PlanApplicationFacts = ApplicationFacts<PlanProduct>;
 
 export interface PlanReviewRules {
   /** A plan with more employees than this needs a person's review. */
@@ -78,10 +73,7 @@ export function checkPlanApplication(input: PlanApplicationInput, facts: PlanApp
   const problem = (path: string, code: ErrorCode, message: string) => problems.push({ path, code, message });
   const { product } = facts;
 
-  if (!product) problem('$.productId', 'PRODUCT_UNKNOWN', `No product ${input.productId} is open for subscription.`);
-  else if (product.line !== 'occupational') problem('$.productId', 'PRODUCT_UNKNOWN', `${product.id} is an individual product: apply with POST /InsuranceApplication.`);
-  if (!facts.advisor) problem('$.advisorCode', 'ADVISOR_UNKNOWN', `${input.advisorCode} is not an advisor of your firm.`);
-  else if (!facts.advisor.active) problem('$.advisorCode', 'ADVISOR_UNKNOWN', `${input.advisorCode} is not active.`);
+  problems.push(...checkProductAndAdvisor('occupational', input, facts));
   if (!isValidOrganisationNumber(input.employer.organisationNumber)) {
     problem('$.employer.organisationNumber', 'ORGANISATION_NUMBER_INVALID', 'An organisationsnummer of 10 digits whose check digit is right.');
   }
@@ -96,7 +88,7 @@ export function checkPlanApplication(input: PlanApplicationInput, facts: PlanApp
   }
 
   problems.push(...checkFundChoice(input.funds, product?.id, facts.selectableIsins));
-  if (!facts.custodianIds.includes(input.custodianId)) problem('$.custodianId', 'CUSTODIAN_UNKNOWN', `${input.custodianId} is not a custodian of the insurer (${facts.custodianIds.join(', ')}).`);
+  problems.push(...checkCustodian(input.custodianId, facts.custodianIds));
 
   const seen = new Set<string>();
   for (const [index, employee] of input.employees.entries()) {
