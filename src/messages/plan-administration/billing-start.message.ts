@@ -1,9 +1,8 @@
 import { checkBillingCanStart } from '../../core/billing.rules.ts';
-import { checkPremiumPaying } from '../../core/plan-rules.ts';
 import type { InsuranceFacts } from '../../ledger/plan/plan.repository.ts';
 import { insertBillingEvents, type NewBillingEvent } from '../../ledger/plan/billing.repository.ts';
 import { textOf } from '../xml-element.ts';
-import { checkInsuranceDate, findItemInsurances, insuranceOfItem, readInsuranceItem } from './insurance-item.ts';
+import { findItemInsurances, premiumPayingInsuranceOfItem, readInsuranceItem } from './insurance-item.ts';
 import { definePlanMessage, type PersonItem } from './plan-message.ts';
 
 /**
@@ -30,14 +29,11 @@ export const billingStart = definePlanMessage<BillingStartItem, Map<string, Insu
   }),
   loadFacts: (context, items) => findItemInsurances(context, items),
   decide(context, insurances, item) {
-    const found = insuranceOfItem(context, insurances, item);
+    // Not checked against the insurance's start: a stop to end always began after it.
+    const found = premiumPayingInsuranceOfItem(context, insurances, item, { date: item.startDate, dateName: 'Start date', checkedAgainstStart: false });
     if ('reject' in found) return found;
     const { insurance } = found;
-    // Not checked against the insurance's start: a stop to end always began after it.
-    const rejection =
-      checkInsuranceDate(context, undefined, item.startDate, 'Start date') ??
-      checkPremiumPaying(insurance, item.startDate) ??
-      checkBillingCanStart(insurance.insuranceNumber, insurance.lastBillingEvent, item.startDate);
+    const rejection = checkBillingCanStart(insurance.insuranceNumber, insurance.lastBillingEvent, item.startDate);
     if (rejection) return { reject: rejection };
     insurance.lastBillingEvent = { event: 'Start', effectiveDate: item.startDate }; // a later item of this document sees it running
     return { accept: { insuranceNumber: insurance.insuranceNumber, event: 'Start', effectiveDate: item.startDate, reason: null } };

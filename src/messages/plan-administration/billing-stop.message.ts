@@ -1,9 +1,8 @@
 import { checkBillingCanStop } from '../../core/billing.rules.ts';
-import { checkPremiumPaying } from '../../core/plan-rules.ts';
 import type { InsuranceFacts } from '../../ledger/plan/plan.repository.ts';
 import { insertBillingEvents, type NewBillingEvent } from '../../ledger/plan/billing.repository.ts';
 import { textOf } from '../xml-element.ts';
-import { checkInsuranceDate, findItemInsurances, insuranceOfItem, readInsuranceItem } from './insurance-item.ts';
+import { findItemInsurances, premiumPayingInsuranceOfItem, readInsuranceItem } from './insurance-item.ts';
 import { definePlanMessage, type PersonItem } from './plan-message.ts';
 
 /**
@@ -35,13 +34,10 @@ export const billingStop = definePlanMessage<BillingStopItem, Map<string, Insura
   }),
   loadFacts: (context, items) => findItemInsurances(context, items),
   decide(context, insurances, item) {
-    const found = insuranceOfItem(context, insurances, item);
+    const found = premiumPayingInsuranceOfItem(context, insurances, item, { date: item.stopDate, dateName: 'Stop date', checkedAgainstStart: true });
     if ('reject' in found) return found;
     const { insurance } = found;
-    const rejection =
-      checkInsuranceDate(context, insurance, item.stopDate, 'Stop date') ??
-      checkPremiumPaying(insurance, item.stopDate) ??
-      checkBillingCanStop(insurance.insuranceNumber, insurance.lastBillingEvent, item.stopDate);
+    const rejection = checkBillingCanStop(insurance.insuranceNumber, insurance.lastBillingEvent, item.stopDate);
     if (rejection) return { reject: rejection };
     insurance.lastBillingEvent = { event: 'Stop', effectiveDate: item.stopDate }; // a later item of this document sees it stopped
     return { accept: { insuranceNumber: insurance.insuranceNumber, event: 'Stop', effectiveDate: item.stopDate, reason: item.reason } };

@@ -1,4 +1,4 @@
-import { checkEffectiveDate, type RuleRejection } from '../../core/plan-rules.ts';
+import { checkEffectiveDate, checkPremiumPaying, type RuleRejection } from '../../core/plan-rules.ts';
 import { findInsurances, type InsuranceFacts } from '../../ledger/plan/plan.repository.ts';
 import { textOf, type XmlElement } from '../xml-element.ts';
 import type { PersonItem, PlanItemContext } from './plan-message.ts';
@@ -47,6 +47,28 @@ export function insuranceOfItem(
         'check the insurance number and the personal identity number.',
     },
   };
+}
+
+/**
+ * The insurance of an item that changes its premium, or the billing of it, from a date
+ * (PremiumAdjustment, BillingStop, BillingStart): insuranceOfItem, then the date
+ * (checkInsuranceDate, named `dateName`; against the insurance's start only when
+ * `checkedAgainstStart`), then the insurance premium-paying on that date
+ * (checkPremiumPaying): a paid-up insurance takes no premium and is billed no more.
+ */
+export function premiumPayingInsuranceOfItem(
+  context: PlanItemContext,
+  insurances: ReadonlyMap<string, InsuranceFacts>,
+  item: { readonly insuranceNumber: string; readonly personalIdentityNumber: string },
+  on: { readonly date: string; readonly dateName?: string; readonly checkedAgainstStart: boolean },
+): { readonly insurance: InsuranceFacts } | { readonly reject: RuleRejection } {
+  const found = insuranceOfItem(context, insurances, item);
+  if ('reject' in found) return found;
+  const { insurance } = found;
+  const rejection =
+    checkInsuranceDate(context, on.checkedAgainstStart ? insurance : undefined, on.date, on.dateName) ??
+    checkPremiumPaying(insurance, on.date);
+  return rejection ? { reject: rejection } : found;
 }
 
 /**

@@ -1,9 +1,9 @@
-import { checkPremiumBounds, checkPremiumPaying } from '../../core/plan-rules.ts';
+import { checkPremiumBounds } from '../../core/plan-rules.ts';
 import { namingInsurance } from '../../core/premium.rules.ts';
 import { insertPremiums, type InsuranceFacts, type NewPremium } from '../../ledger/plan/plan.repository.ts';
 import { textOf } from '../xml-element.ts';
 import { definePlanMessage, type PersonItem } from './plan-message.ts';
-import { checkInsuranceDate, findItemInsurances, insuranceOfItem, readInsuranceItem } from './insurance-item.ts';
+import { findItemInsurances, premiumPayingInsuranceOfItem, readInsuranceItem } from './insurance-item.ts';
 
 /**
  * PremiumAdjustment: the employer or administrator changes the monthly premium the
@@ -34,13 +34,10 @@ export const premiumAdjustment = definePlanMessage<PremiumAdjustmentItem, Map<st
   }),
   loadFacts: (context, items) => findItemInsurances(context, items),
   decide(context, insurances, item) {
-    const found = insuranceOfItem(context, insurances, item);
+    const found = premiumPayingInsuranceOfItem(context, insurances, item, { date: item.effectiveDate, checkedAgainstStart: true });
     if ('reject' in found) return found;
     const { insurance } = found;
-    const rejection =
-      checkInsuranceDate(context, insurance, item.effectiveDate) ??
-      checkPremiumPaying(insurance, item.effectiveDate) ??
-      namingInsurance(checkPremiumBounds(item.monthlyPremium, insurance, insurance.productCode), insurance.insuranceNumber);
+    const rejection = namingInsurance(checkPremiumBounds(item.monthlyPremium, insurance, insurance.productCode), insurance.insuranceNumber);
     if (rejection) return { reject: rejection };
     insurance.monthlyPremium = item.monthlyPremium; // a later item of this document sees the new premium
     return { accept: { insuranceNumber: insurance.insuranceNumber, effectiveDate: item.effectiveDate, monthlyAmount: item.monthlyPremium, currency: 'SEK' } };
