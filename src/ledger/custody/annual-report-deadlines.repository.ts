@@ -1,12 +1,12 @@
 import type { Sql } from '../database.ts';
 import { annualReportWindow, annualStatusOf, type AnnualReportKind, type AnnualReportStatus } from '../../core/annual-report-deadlines.ts';
-import { optionalDate } from './report-deadlines.repository.ts';
+import { listRows, lockUnnotifiedRows, markRowsNotified, recordArrivalRow, recordMissingRows, type RecordedRow, type ReportDeadlineTable } from './report-deadline-rows.ts';
 
 /**
  * The ledger side of the yearly custodian reports (CostAndCharges): who is expected to
  * send one for an account year, arrivals, and the recorded outcome per custodian, kind
- * and year. The same shape as the daily reports' repository, keyed by account year
- * instead of due day.
+ * and year. The same rows as the daily reports', keyed by account year instead of due
+ * day (report-deadline-rows.ts).
  *
  * Invariants:
  * - the earliest arrival for a (custodian, kind, year) decides on-time or late, in
@@ -14,6 +14,9 @@ import { optionalDate } from './report-deadlines.repository.ts';
  *   when it arrives, and keeps its `notified_at` (it is never mailed twice);
  * - a missing row is only written by a deadline check, after the window has closed.
  */
+
+/** The yearly reports' rows, one per custodian, kind and account year. */
+const ANNUAL: ReportDeadlineTable = { name: 'custodian_annual_report_deadlines', period: 'year', periodType: 'int', periodRead: 'year' };
 
 /** A yearly report with at least one account taken into the ledger. */
 export interface AnnualReportArrivalRecord {
@@ -31,15 +34,10 @@ export interface AnnualReportArrivalRecord {
  * one already recorded (a correction, the same message again) changes nothing.
  */
 export async function recordAnnualReportArrival(tx: Sql, arrival: AnnualReportArrivalRecord): Promise<void> {
-  const status = annualStatusOf(arrival.year, arrival.receivedAt, arrival.receivedAt);
-  await tx.query(
-    `INSERT INTO custodian_annual_report_deadlines (custodian_id, kind, year, deadline, status, arrived_at, message_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT (custodian_id, kind, year) DO UPDATE
-       SET status = EXCLUDED.status, arrived_at = EXCLUDED.arrived_at, message_id = EXCLUDED.message_id, updated_at = now()
-     WHERE custodian_annual_report_deadlines.arrived_at IS NULL OR EXCLUDED.arrived_at < custodian_annual_report_deadlines.arrived_at`,
-    [arrival.custodianId, arrival.kind, arrival.year, annualReportWindow(arrival.year).closes, status, arrival.receivedAt, arrival.messageId],
-  );
+  await recordArrivalRow(tx, ANNUAL, {
+    custodianId: arrival.custodianId, kind: arrival.kind, period: arrival.year, deadline: annualReportWindow(arrival.year).closes,
+    status: annualStatusOf(arrival.year, arrival.receivedAt, arrival.receivedAt), arrivedAt: arrival.receivedAt, messageId: arrival.messageId,
+  });
 }
 
 /** The custodians that owe a report for `year`: those holding a custody account that was open on at least one day of it. */
@@ -60,46 +58,17 @@ export interface RecordedAnnualReport extends AnnualReportStatus {
   readonly notifiedAt: Date | undefined;
 }
 
-interface AnnualRow {
-  custodian_id: string;
-  kind: AnnualReportKind;
-  year: number;
-  deadline: Date | string;
-  status: 'on_time' | 'late' | 'missing';
-  arrived_at: Date | string | null;
-  message_id: string | null;
-  missing_since: Date | string | null;
-  notified_at: Date | string | null;
-}
-
-const COLUMNS = 'custodian_id, kind, year, deadline, status, arrived_at, message_id, missing_since, notified_at';
-
 /** The recorded outcomes of one account year, by custodian and kind. */
 export async function listRecordedAnnualReports(sql: Sql, year: number): Promise<RecordedAnnualReport[]> {
-  const { rows } = await sql.query<AnnualRow>(
-    `SELECT ${COLUMNS} FROM custodian_annual_report_deadlines WHERE year = $1 ORDER BY custodian_id, kind`,
-    [year],
-  );
-  return rows.map(toRecorded);
+  return (await listRows<AnnualReportKind, number>(sql, ANNUAL, 'year = $1', [year])).map(withYear);
 }
 
 /**
  * Writes a `missing` row for each report that has none yet (a report that arrived in
  * the meantime keeps its own row). Returns how many rows were written.
  */
-export async function recordMissingAnnualReports(
-  tx: Sql,
-  reports: readonly Pick<AnnualReportStatus, 'custodianId' | 'kind' | 'year' | 'deadline'>[],
-  checkedAt: Date,
-): Promise<number> {
-  if (reports.length === 0) return 0;
-  const { rows } = await tx.query(
-    `INSERT INTO custodian_annual_report_deadlines (custodian_id, kind, year, deadline, status, missing_since)
-     SELECT c, k, y, dl, 'missing', $5 FROM unnest($1::text[], $2::text[], $3::int[], $4::timestamptz[]) AS r(c, k, y, dl)
-     ON CONFLICT (custodian_id, kind, year) DO NOTHING RETURNING custodian_id`,
-    [reports.map((r) => r.custodianId), reports.map((r) => r.kind), reports.map((r) => r.year), reports.map((r) => r.deadline), checkedAt],
-  );
-  return rows.length;
+export async function recordMissingAnnualReports(tx: Sql, reports: readonly Pick<AnnualReportStatus, 'custodianId' | 'kind' | 'year' | 'deadline'>[], checkedAt: Date): Promise<number> {
+  return recordMissingRows(tx, ANNUAL, reports.map((r) => ({ ...r, period: r.year })), checkedAt);
 }
 
 /**
@@ -107,36 +76,14 @@ export async function recordMissingAnnualReports(
  * yet (a late correction of an earlier year included); locked until the transaction ends.
  */
 export async function lockUnnotifiedAnnualReports(tx: Sql, year: number): Promise<RecordedAnnualReport[]> {
-  const { rows } = await tx.query<AnnualRow>(
-    `SELECT ${COLUMNS} FROM custodian_annual_report_deadlines
-     WHERE year <= $1 AND status IN ('late', 'missing') AND notified_at IS NULL
-     ORDER BY year, custodian_id, kind FOR UPDATE`,
-    [year],
-  );
-  return rows.map(toRecorded);
+  return (await lockUnnotifiedRows<AnnualReportKind, number>(tx, ANNUAL, 'year <= $1', [year])).map(withYear);
 }
 
 /** Marks reports as listed in a notice sent at `at`. */
 export async function markAnnualNotified(tx: Sql, reports: readonly Pick<AnnualReportStatus, 'custodianId' | 'kind' | 'year'>[], at: Date): Promise<void> {
-  if (reports.length === 0) return;
-  await tx.query(
-    `UPDATE custodian_annual_report_deadlines d SET notified_at = $4, updated_at = now()
-     FROM unnest($1::text[], $2::text[], $3::int[]) AS r(c, k, y)
-     WHERE d.custodian_id = r.c AND d.kind = r.k AND d.year = r.y AND d.notified_at IS NULL`,
-    [reports.map((r) => r.custodianId), reports.map((r) => r.kind), reports.map((r) => r.year), at],
-  );
+  await markRowsNotified(tx, ANNUAL, reports.map((r) => ({ ...r, period: r.year })), at);
 }
 
-function toRecorded(row: AnnualRow): RecordedAnnualReport {
-  return {
-    custodianId: row.custodian_id,
-    kind: row.kind,
-    year: row.year,
-    deadline: new Date(row.deadline),
-    status: row.status,
-    arrivedAt: optionalDate(row.arrived_at),
-    messageId: row.message_id ?? undefined,
-    missingSince: optionalDate(row.missing_since),
-    notifiedAt: optionalDate(row.notified_at),
-  };
+function withYear({ custodianId, kind, period, ...outcome }: RecordedRow<AnnualReportKind, number>): RecordedAnnualReport {
+  return { custodianId, kind, year: period, ...outcome };
 }

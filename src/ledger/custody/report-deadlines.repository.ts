@@ -3,6 +3,7 @@ import type { IsoDate } from '../../core/calendar-date.ts';
 import { reportDeadline } from '../../core/banking-calendar.ts';
 import { dueDayOf, statusOf, type ReportDeadlineStatus, type ReportKind } from '../../core/report-deadlines.ts';
 import { isAnnualHoldingsDate } from '../../core/annual-report-deadlines.ts';
+import { listRows, lockUnnotifiedRows, markRowsNotified, recordArrivalRow, recordMissingRows, type RecordedRow, type ReportDeadlineTable } from './report-deadline-rows.ts';
 
 /**
  * The ledger side of custodian report deadlines: arrivals of Holdings and
@@ -15,6 +16,9 @@ import { isAnnualHoldingsDate } from '../../core/annual-report-deadlines.ts';
  *   when it arrives, and keeps its `notified_at` (it is never mailed twice);
  * - a missing row is only written by a deadline check, after the deadline.
  */
+
+/** The daily reports' rows, one per custodian, kind and due day (report-deadline-rows.ts). */
+const DAILY: ReportDeadlineTable = { name: 'custodian_report_deadlines', period: 'due_day', periodType: 'date', periodRead: 'due_day::text' };
 
 /** A received Holdings or Transactions document, as the ingestion knows it. */
 export interface ReportArrivalRecord {
@@ -43,15 +47,10 @@ export async function recordReportArrival(tx: Sql, arrival: ReportArrivalRecord)
     [arrival.messageId, arrival.custodianId, arrival.kind, arrival.asOfDate, dueDay, arrival.receivedAt],
   );
   if (inserted.rows.length === 0) return;
-  const status = statusOf(dueDay, arrival.receivedAt, arrival.receivedAt);
-  await tx.query(
-    `INSERT INTO custodian_report_deadlines (custodian_id, kind, due_day, deadline, status, arrived_at, message_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT (custodian_id, kind, due_day) DO UPDATE
-       SET status = EXCLUDED.status, arrived_at = EXCLUDED.arrived_at, message_id = EXCLUDED.message_id, updated_at = now()
-     WHERE custodian_report_deadlines.arrived_at IS NULL OR EXCLUDED.arrived_at < custodian_report_deadlines.arrived_at`,
-    [arrival.custodianId, arrival.kind, dueDay, reportDeadline(dueDay), status, arrival.receivedAt, arrival.messageId],
-  );
+  await recordArrivalRow(tx, DAILY, {
+    custodianId: arrival.custodianId, kind: arrival.kind, period: dueDay, deadline: reportDeadline(dueDay),
+    status: statusOf(dueDay, arrival.receivedAt, arrival.receivedAt), arrivedAt: arrival.receivedAt, messageId: arrival.messageId,
+  });
 }
 
 /** One recorded outcome row. */
@@ -61,86 +60,29 @@ export interface RecordedReportDeadline extends ReportDeadlineStatus {
   readonly notifiedAt: Date | undefined;
 }
 
-interface DeadlineRow {
-  custodian_id: string;
-  kind: ReportKind;
-  due_day: string;
-  deadline: Date | string;
-  status: 'on_time' | 'late' | 'missing';
-  arrived_at: Date | string | null;
-  message_id: string | null;
-  missing_since: Date | string | null;
-  notified_at: Date | string | null;
-}
-
-const DEADLINE_COLUMNS = 'custodian_id, kind, due_day::text AS due_day, deadline, status, arrived_at, message_id, missing_since, notified_at';
-
 /** The recorded outcomes for due days from `from` through `to`, by due day, custodian and kind. */
 export async function listRecordedDeadlines(sql: Sql, from: IsoDate, to: IsoDate): Promise<RecordedReportDeadline[]> {
-  const { rows } = await sql.query<DeadlineRow>(
-    `SELECT ${DEADLINE_COLUMNS} FROM custodian_report_deadlines
-     WHERE due_day BETWEEN $1::date AND $2::date ORDER BY due_day, custodian_id, kind`,
-    [from, to],
-  );
-  return rows.map(toRecorded);
+  return (await listRows<ReportKind, IsoDate>(sql, DAILY, 'due_day BETWEEN $1::date AND $2::date', [from, to])).map(withDueDay);
 }
 
 /**
  * Writes a `missing` row for each report that has none yet (a report that arrived in
  * the meantime keeps its own row). Returns how many rows were written.
  */
-export async function recordMissingReports(
-  tx: Sql,
-  reports: readonly Pick<ReportDeadlineStatus, 'custodianId' | 'kind' | 'dueDay' | 'deadline'>[],
-  checkedAt: Date,
-): Promise<number> {
-  if (reports.length === 0) return 0;
-  const { rows } = await tx.query(
-    `INSERT INTO custodian_report_deadlines (custodian_id, kind, due_day, deadline, status, missing_since)
-     SELECT c, k, d, dl, 'missing', $5 FROM unnest($1::text[], $2::text[], $3::date[], $4::timestamptz[]) AS r(c, k, d, dl)
-     ON CONFLICT (custodian_id, kind, due_day) DO NOTHING RETURNING custodian_id`,
-    [reports.map((r) => r.custodianId), reports.map((r) => r.kind), reports.map((r) => r.dueDay), reports.map((r) => r.deadline), checkedAt],
-  );
-  return rows.length;
+export async function recordMissingReports(tx: Sql, reports: readonly Pick<ReportDeadlineStatus, 'custodianId' | 'kind' | 'dueDay' | 'deadline'>[], checkedAt: Date): Promise<number> {
+  return recordMissingRows(tx, DAILY, reports.map((r) => ({ ...r, period: r.dueDay })), checkedAt);
 }
 
 /** Late and missing reports with due days in the range that no notice has listed yet; locked until the transaction ends. */
 export async function lockUnnotifiedReports(tx: Sql, from: IsoDate, to: IsoDate): Promise<RecordedReportDeadline[]> {
-  const { rows } = await tx.query<DeadlineRow>(
-    `SELECT ${DEADLINE_COLUMNS} FROM custodian_report_deadlines
-     WHERE due_day BETWEEN $1::date AND $2::date AND status IN ('late', 'missing') AND notified_at IS NULL
-     ORDER BY due_day, custodian_id, kind FOR UPDATE`,
-    [from, to],
-  );
-  return rows.map(toRecorded);
+  return (await lockUnnotifiedRows<ReportKind, IsoDate>(tx, DAILY, 'due_day BETWEEN $1::date AND $2::date', [from, to])).map(withDueDay);
 }
 
 /** Marks reports as listed in a notice sent at `at`. */
 export async function markNotified(tx: Sql, reports: readonly Pick<ReportDeadlineStatus, 'custodianId' | 'kind' | 'dueDay'>[], at: Date): Promise<void> {
-  if (reports.length === 0) return;
-  await tx.query(
-    `UPDATE custodian_report_deadlines d SET notified_at = $4, updated_at = now()
-     FROM unnest($1::text[], $2::text[], $3::date[]) AS r(c, k, dd)
-     WHERE d.custodian_id = r.c AND d.kind = r.k AND d.due_day = r.dd AND d.notified_at IS NULL`,
-    [reports.map((r) => r.custodianId), reports.map((r) => r.kind), reports.map((r) => r.dueDay), at],
-  );
+  await markRowsNotified(tx, DAILY, reports.map((r) => ({ ...r, period: r.dueDay })), at);
 }
 
-function toRecorded(row: DeadlineRow): RecordedReportDeadline {
-  return {
-    custodianId: row.custodian_id,
-    kind: row.kind,
-    dueDay: row.due_day,
-    deadline: new Date(row.deadline),
-    status: row.status,
-    arrivedAt: optionalDate(row.arrived_at),
-    messageId: row.message_id ?? undefined,
-    missingSince: optionalDate(row.missing_since),
-    notifiedAt: optionalDate(row.notified_at),
-  };
-}
-
-/** A nullable timestamp column as a Date, or undefined. */
-export function optionalDate(value: Date | string | null): Date | undefined {
-  return value === null ? undefined : new Date(value);
+function withDueDay({ custodianId, kind, period, ...outcome }: RecordedRow<ReportKind, IsoDate>): RecordedReportDeadline {
+  return { custodianId, kind, dueDay: period, ...outcome };
 }
