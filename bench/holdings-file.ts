@@ -3,7 +3,10 @@
  * BENCH_HOLDINGS_POSITIONS positions (default 1,000,000, about 135 MB) in accounts of
  * BENCH_HOLDINGS_PER_ACCOUNT positions (default 20), from the moment it lands in the
  * custodian's inbox to the moment its acknowledgement is in the outbox.
- * Target (issue: custodian reporting): under 10 s, gateway peak memory under 256 MB.
+ * Targets: under 10 s, gateway peak memory under 256 MB (issue: custodian reporting);
+ * at most 2 × the time of `xmllint --stream --schema` on the same file and schema, run
+ * in the same benchmark just before the gateway, and peak memory at most 200 MB (issue 33).
+ * xmllint comes from Debian's libxml2-utils; without it the reference is left out.
  *
  * Starts a real gateway (`depot-gateway start`) on a fresh PostgreSQL database and the
  * shared Redis, registers the accounts, writes the file beside the inbox and moves it
@@ -16,6 +19,7 @@ import { mkdir, mkdtemp, readdir, readFile, rename, stat } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   createDatabase, envNumber, freePort, mb, REDIS_URL, round, RssSampler, runMigrate, startGateway, withClient, writeConfig,
@@ -27,6 +31,7 @@ const POSITIONS = Math.round(envNumber('BENCH_HOLDINGS_POSITIONS', 1_000_000));
 const PER_ACCOUNT = Math.round(envNumber('BENCH_HOLDINGS_PER_ACCOUNT', 20));
 const ACCOUNTS = Math.ceil(POSITIONS / PER_ACCOUNT);
 const CUSTODIAN = { id: 'bench-custodian', organisationNumber: '5560000001' };
+const SCHEMAS = join(import.meta.dirname, '..', 'schemas');
 const log = (text: string) => process.stdout.write(`[bench holdings-file] ${text}\n`);
 
 const accountNumber = (n: number) => `BD-${String(n).padStart(8, '0')}`;
@@ -61,6 +66,19 @@ async function writeHoldings(path: string): Promise<number> {
   return (await stat(path)).size;
 }
 
+/**
+ * The reference: libxml2's own command-line validator streaming the same file against the
+ * same schema (no database, no answer), timed with its peak memory by GNU time.
+ */
+function xmllintReference(file: string): { ms: number; peakBytes: number } | string {
+  const started = Date.now();
+  const run = spawnSync('/usr/bin/time', ['-f', '%M', 'xmllint', '--noout', '--stream', '--schema', join(SCHEMAS, 'Holdings.xsd'), file], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const ms = Date.now() - started;
+  if (run.error || run.status !== 0) return `xmllint did not validate the file (${run.error?.message ?? run.stderr.trim().split('\n').slice(-2).join(' ')}); apt-get install libxml2-utils`;
+  const peakKb = Number(run.stderr.trim().split('\n').at(-1));
+  return { ms, peakBytes: peakKb * 1024 };
+}
+
 async function waitForAcknowledgement(outbox: string, timeoutMs: number): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -93,6 +111,9 @@ async function main(resources: BenchResources): Promise<boolean> {
   const staged = join(folder, 'holdings-2026-11-19.xml.part');
   const bytes = await writeHoldings(staged);
   log(`wrote ${POSITIONS} positions in ${ACCOUNTS} accounts: ${mb(bytes)} MB`);
+
+  const reference = xmllintReference(staged);
+  log(typeof reference === 'string' ? reference : `xmllint --stream --schema: ${reference.ms} ms, peak ${mb(reference.peakBytes)} MB`);
 
   const gateway = (resources.gateway = await startGateway(configFile, port));
   const rss = new RssSampler(gateway.pid, 50);
@@ -132,6 +153,10 @@ async function main(resources: BenchResources): Promise<boolean> {
   const beforeApplyMs = round(Number(stages?.applied) - dropped);
   const applyMs = round(totalMs - beforeApplyMs);
   const met = totalMs < 10_000 && memory.vmHwm < 256 * 1024 * 1024;
+  const ratio = typeof reference === 'string' ? undefined : totalMs / reference.ms;
+  const referenceLine = typeof reference === 'string'
+    ? `against xmllint: not measured (${reference})`
+    : `against xmllint --stream --schema on the same file: ${reference.ms} ms, peak ${mb(reference.peakBytes)} MB — the gateway takes ${ratio!.toFixed(2)} × its time (target ≤ 2 ×: ${ratio! <= 2 ? 'met' : 'NOT met'}), peak ${mb(memory.vmHwm)} MB (target ≤ 200 MB: ${memory.vmHwm <= 200 * 1024 * 1024 ? 'met' : 'NOT met'})`;
   process.stdout.write(`
 Holdings file: ${POSITIONS} positions in ${ACCOUNTS} accounts (${mb(bytes)} MB), one custodian
 machine: ${JSON.stringify(machine())}
@@ -139,6 +164,7 @@ machine: ${JSON.stringify(machine())}
 |---|---|---|---|
 | ${totalMs} ms | ${beforeApplyMs} ms | ${applyMs} ms | ${mb(memory.vmHwm)} MB |
 target: < 10000 ms and < 256 MB — ${met ? 'met' : 'NOT met'}
+${referenceLine}
 `);
   return ok;
 }
