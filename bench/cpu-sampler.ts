@@ -1,10 +1,12 @@
 /**
  * CPU spent by each party of a benchmark run, read from /proc (Linux): the gateway
- * process (all its threads), PostgreSQL's processes, redis-server, this benchmark
- * client, kernel threads, and everything else on the machine. On a machine whose cores
- * the parties share, throughput is the cores divided by the CPU one document costs in
- * all of them together; these figures say where that cost lies, and they hold still
- * where the wall-clock figures move with whatever else the machine is doing.
+ * (all threads of each of its processes, and each process on its own, so that a
+ * gateway run with its roles apart says what each role costs), PostgreSQL's processes,
+ * redis-server, this benchmark client, kernel threads, and everything else on the
+ * machine. On a machine whose cores the parties share, throughput is the cores divided
+ * by the CPU one document costs in all of them together; these figures say where that
+ * cost lies, and they hold still where the wall-clock figures move with whatever else
+ * the machine is doing.
  *
  * Processes that start or end during a window (PostgreSQL backends, a forked helper)
  * are caught by a sample every `everyMs`: a process's share is its last sample minus
@@ -20,6 +22,8 @@ export interface CpuFigures {
   readonly machineBusyPercent: number;
   /** CPU seconds each party used in the window. */
   readonly cpuSeconds: Record<CpuParty, number>;
+  /** The gateway's CPU seconds by process, in the order the sampler was given them; they add up to `cpuSeconds.gateway`. */
+  readonly gatewayProcesses: readonly { readonly pid: number; readonly cpuSeconds: number }[];
 }
 
 const TICKS_PER_SECOND = 100;
@@ -60,10 +64,15 @@ export class CpuSampler {
     const idle = (machine[3]! + machine[4]!) - (window.machine[3]! + window.machine[4]!);
     const cpuSeconds: Record<CpuParty, number> = { gateway: 0, postgres: 0, redis: 0, 'bench client': 0, 'kernel threads': 0, other: 0 };
     for (const sample of window.processes.values()) cpuSeconds[sample.party] += (sample.last - sample.first) / TICKS_PER_SECOND;
+    const gatewayProcesses = this.#gatewayPids().map((pid) => {
+      const sample = window.processes.get(pid);
+      return { pid, cpuSeconds: sample?.party === 'gateway' ? (sample.last - sample.first) / TICKS_PER_SECOND : 0 };
+    });
     return {
       seconds: (Date.now() - window.startedAt) / 1000,
       machineBusyPercent: total > 0 ? Math.round((100 * (total - idle)) / total) : NaN,
       cpuSeconds,
+      gatewayProcesses,
     };
   }
 
@@ -98,11 +107,16 @@ export function perDocument(figures: CpuFigures, documents: number): Record<CpuP
   const result = {} as Record<CpuParty | 'total', number>;
   let total = 0;
   for (const [party, seconds] of Object.entries(figures.cpuSeconds) as [CpuParty, number][]) {
-    result[party] = Math.round((1_000_000 * seconds) / Math.max(documents, 1)) / 1000;
+    result[party] = msPerDocument(seconds, documents);
     total += seconds;
   }
-  result.total = Math.round((1_000_000 * total) / Math.max(documents, 1)) / 1000;
+  result.total = msPerDocument(total, documents);
   return result;
+}
+
+/** CPU seconds spread over documents: milliseconds a document, to the microsecond. */
+export function msPerDocument(cpuSeconds: number, documents: number): number {
+  return Math.round((1_000_000 * cpuSeconds) / Math.max(documents, 1)) / 1000;
 }
 
 function partyOf(pid: number, name: string, gateway: ReadonlySet<number>): CpuParty {

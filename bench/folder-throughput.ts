@@ -6,6 +6,13 @@
  * drops ~2 KB SalaryAdjustment documents into an employer's inbox and times each until
  * its response file appears in the outbox.
  *
+ * BENCH_WORKERS=N (N ≥ 1) runs the gateway with its roles apart on this host instead: one
+ * `api` process, one `watch` and N `worker` processes, on the same configuration, database,
+ * queue prefix and data folder. The report then gives each process's CPU a document and
+ * peak memory by role, so that what a host carries of each role can be read off. Unset or
+ * 0: one `start` (BENCH_GATEWAY_SPLIT=1, the older switch, is BENCH_WORKERS=1). PostgreSQL's
+ * max_connections must cover (N + 2) × 21 connections (operations.md, *Sizing*).
+ *
  *   A "sustained":  BENCH_RATE documents/s (default 1000) for BENCH_SECONDS (10)
  *   B "throughput": BENCH_BURST documents (20000) as fast as the client can drop them
  *
@@ -30,10 +37,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { stageBreakdown } from './breakdown.ts';
-import { CpuSampler } from './cpu-sampler.ts';
+import { CpuSampler, msPerDocument } from './cpu-sampler.ts';
 import { cleanUpMarker, fileSystemNote, markCleanUp, slowDropNote } from './file-system-note.ts';
 import { figures, messageCounts, runScenario, sampleResponses, type DropPattern, type Folders } from './end-to-end.bench.ts';
-import { calibrate, formatReport, machine, NOTES, type BenchReport, type ScenarioReport } from './report.ts';
+import { calibrate, formatReport, machine, NOTES, type BenchReport, type ScenarioProcess, type ScenarioReport } from './report.ts';
 import {
   checkpoint, createDatabase, deleteQueueKeys, envNumber, freePort, mb, REDIS_URL, RssSampler, runMigrate, startGateway, withClient, writeConfig,
   type BenchDatabase, type GatewayProcess,
@@ -54,7 +61,16 @@ const settings = {
   dropBatch: Math.round(envNumber('BENCH_DROP_BATCH', 50)),
   stableMs: Math.round(envNumber('BENCH_STABLE_MS', 50)),
   pollIntervalMs: Math.round(envNumber('BENCH_POLL_INTERVAL_MS', 20)),
+  workerProcesses: workerProcesses(),
 };
+
+/** BENCH_WORKERS: how many `worker` processes beside `api` and `watch`; 0 runs one `start`. */
+function workerProcesses(): number {
+  const raw = process.env.BENCH_WORKERS;
+  if (raw === undefined || raw === '') return process.env.BENCH_GATEWAY_SPLIT === '1' ? 1 : 0;
+  if (!/^\d+$/.test(raw)) throw new Error(`BENCH_WORKERS must be a whole number (0: one start process), not ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
 
 function workerOverrides(): Record<string, number> {
   const overrides: Record<string, number> = {};
@@ -126,9 +142,14 @@ async function main(): Promise<void> {
   const averageBytes = Math.round(all.reduce((sum, d) => sum + d.bytes.byteLength, 0) / Math.max(all.length, 1));
   log(`generated ${all.length} documents in memory, ${averageBytes} bytes on average`);
 
-  log('starting the gateway (depot-gateway start)');
-  const gateway = (resources.gateway = await startGateway(configFile, port));
-  const rss = new RssSampler(gateway.pid, 250);
+  const layout = settings.workerProcesses > 0
+    ? `roles apart: api, watch and ${settings.workerProcesses} × worker (depot-gateway api, watch, worker)`
+    : 'every role in one process (depot-gateway start)';
+  log(`starting the gateway: ${layout}`);
+  // Several processes starting at once on a shared machine take longer than one.
+  const gateway = (resources.gateway = await startGateway(configFile, port, settings.workerProcesses > 0 ? 180_000 : 60_000, settings.workerProcesses));
+  log(`gateway processes: ${gateway.processes.map((each) => `${each.role} (pid ${each.pid})`).join(', ')}`);
+  const rss = gateway.processes.map((each) => new RssSampler(each.pid, 250));
   const cpu = new CpuSampler(() => gateway.pids, 250);
   const folder = join(dataDir, 'counterparties', 'bench-employer');
   const folders: Folders = { inbox: join(folder, 'inbox'), outbox: join(folder, 'outbox') };
@@ -144,12 +165,22 @@ async function main(): Promise<void> {
   const scenario = async (name: string, prefix: string, description: string, documents: BenchDocument[], pattern: DropPattern, waitSeconds: number) => {
     log(`scenario ${name}: ${description}`);
     if (!(await checkpoint(database.url))) log('no CHECKPOINT before the scenario (not a superuser): figures may vary more');
-    rss.resetPeak();
+    for (const sampler of rss) sampler.resetPeak();
     cpu.begin();
     const run = await runScenario(folders, documents, pattern, waitSeconds * 1000);
     const cpuFigures = cpu.end();
-    const peakSampledRssMb = mb(rss.peak());
+    const peaks = rss.map((sampler) => sampler.peak());
+    const peakSampledRssMb = mb(peaks.reduce((sum, peak) => sum + peak, 0));
     const result = figures(run);
+    const gatewayProcesses: ScenarioProcess[] = gateway.processes.map((each, index) => {
+      const cpuSeconds = cpuFigures?.gatewayProcesses.find((sampled) => sampled.pid === each.pid)?.cpuSeconds;
+      return {
+        role: each.role,
+        pid: each.pid,
+        cpuMsPerDocument: cpuSeconds === undefined ? undefined : msPerDocument(cpuSeconds, result.sent),
+        peakSampledRssMb: mb(peaks[index]!),
+      };
+    });
     const sample = await sampleResponses(folders.outbox, run, 50);
     const messages = await messageCounts(database.url, prefix);
     const applied = (messages['applied/accepted'] ?? 0) + (messages['applied/partially_accepted'] ?? 0);
@@ -163,7 +194,7 @@ async function main(): Promise<void> {
     }
     if (applied !== result.sent) failures.push(`${name}: PostgreSQL has ${applied} applied messages, ${result.sent} were sent (${JSON.stringify(messages)})`);
     const offeredPerSecond = pattern.kind === 'sustained' ? pattern.rate : ('as fast as possible' as const);
-    scenarios.push({ name, description, offeredPerSecond, figures: result, sample, messages, applied, peakSampledRssMb, stages, cpu: cpuFigures });
+    scenarios.push({ name, description, offeredPerSecond, figures: result, sample, messages, applied, peakSampledRssMb, gatewayProcesses, stages, cpu: cpuFigures });
     log(`scenario ${name}: ${result.responses}/${result.sent} responses, ${result.documentsPerSecond} documents/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms`);
   };
 
@@ -174,12 +205,15 @@ async function main(): Promise<void> {
     kind: 'burst', batch: settings.dropBatch,
   }, settings.burstTimeoutSeconds);
 
-  const memory = rss.finish();
+  const memory = rss.map((sampler) => sampler.finish());
   cpu.stop();
   const exit = await gateway.stop();
   resources.gateway = undefined;
   if (exit !== 0) failures.push(`the gateway exited with ${exit} on SIGTERM:\n${gateway.output().slice(-4000)}`);
 
+  const rolesApart = settings.workerProcesses > 0
+    ? 'With the roles apart a worker reads each document\'s bytes back from PostgreSQL, which one `start` spares itself by handing them from its watcher to its validation within the process (src/pipeline/hand-off.ts): the gateway\'s CPU a document here is not quite one `start`\'s. The api process takes no part in the folder channel; its figures are what it costs idle.'
+    : undefined;
   const slowDrops = slowDropNote(tmpdir(), scenarios.map((s) => ({ name: s.name, dropCostUs: s.figures.dropCostUs })));
   if (slowDrops) log(`NOTE: ${slowDrops}`);
   const [a, b] = scenarios;
@@ -204,12 +238,19 @@ async function main(): Promise<void> {
       documentType: `SalaryAdjustment, ${settings.itemsPerDocument} items`,
       gatewayFolders: config.folders,
       gatewayWorkers: Object.keys(workers).length ? workers : 'gateway defaults',
+      gatewayProcesses: layout,
       database: 'PostgreSQL (fresh database)',
       redis: REDIS_URL,
     },
-    notes: [...NOTES, ...[fileSystem, slowDrops].filter((note): note is string => note !== undefined)],
+    notes: [...NOTES, ...[rolesApart, fileSystem, slowDrops].filter((note): note is string => note !== undefined)],
     scenarios,
-    gateway: { pid: gateway.pid, peakRssMb: mb(memory.vmHwm), sampledPeakRssMb: mb(memory.sampledPeakRss), rssAtEndMb: mb(memory.lastRss) },
+    gatewayProcesses: gateway.processes.map((each, index) => ({
+      role: each.role,
+      pid: each.pid,
+      peakRssMb: mb(memory[index]!.vmHwm),
+      sampledPeakRssMb: mb(memory[index]!.sampledPeakRss),
+      rssAtEndMb: mb(memory[index]!.lastRss),
+    })),
     targets,
   };
   process.stdout.write(formatReport(report));

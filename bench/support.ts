@@ -11,7 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import { createTestDatabase, deleteQueues } from '../test/support/harness.ts';
-export { freePort } from '../src/pipeline/embedded-redis.ts';
+import { freePort } from '../src/pipeline/embedded-redis.ts';
+export { freePort };
 export { writeConfigFile as writeConfig } from '../test/support/processes.ts';
 
 /** A fresh database on the real PostgreSQL server for one benchmark run. */
@@ -63,82 +64,138 @@ export function runMigrate(configFile: string): void {
   if (result.status !== 0) throw new Error(`migrate failed (exit ${result.status}):\n${result.stdout}${result.stderr}`);
 }
 
+/** One process of the gateway and what it runs: `start` (every role), `api`, `watch`, or `worker 1` … `worker N`. */
+export interface GatewayRole {
+  readonly role: string;
+  readonly pid: number;
+}
+
 export interface GatewayProcess {
+  /** The `start` process, or with the roles apart the `api` one (it answers /readyz). */
   readonly child: ChildProcess;
   readonly pid: number;
-  /** Every process of the gateway (one, or three with BENCH_GATEWAY_SPLIT). */
+  /** Every process of the gateway (one, or with the roles apart `api`, `watch` and the workers). */
   readonly pids: readonly number[];
+  /** The same processes with their roles, in the same order. */
+  readonly processes: readonly GatewayRole[];
   output(): string;
+  /** Stops every process; gives the exit of the one process, or 0 when all exited 0 and otherwise each one's. */
   stop(): Promise<number | string>;
 }
 
+/** A gateway process started by the benchmark: its output kept (the last 100,000 characters or so) and its exit awaited. */
+class StartedProcess {
+  readonly role: string;
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | string>;
+  exitedWith: number | string | undefined;
+  #output = '';
+
+  constructor(role: string, command: string, configFile: string, env: NodeJS.ProcessEnv) {
+    this.role = role;
+    const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+    this.child = spawn(process.execPath, [...nodeArgs, CLI, command, '--config', configFile], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // BENCH_GATEWAY_OUTPUT=<file>: everything the gateway prints (every process's, as it comes), kept whole (e.g. with --trace-gc).
+    const outputFile = process.env.BENCH_GATEWAY_OUTPUT;
+    const keep = (chunk: Buffer) => {
+      if (outputFile) appendFileSync(outputFile, chunk);
+      this.#output += chunk.toString();
+      if (this.#output.length > 200_000) this.#output = this.#output.slice(-100_000);
+    };
+    this.child.stdout!.on('data', keep);
+    this.child.stderr!.on('data', keep);
+    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+    void this.exited.then((code) => (this.exitedWith = code));
+  }
+
+  get pid(): number {
+    return this.child.pid ?? -1;
+  }
+
+  output(): string {
+    return this.#output;
+  }
+
+  /** SIGTERM, and SIGKILL after 30 s: a gateway stops within 10 s on its own. */
+  async stop(): Promise<number | string> {
+    if (this.exitedWith !== undefined) return this.exitedWith;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 30_000);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
 /**
- * Starts `depot-gateway start` (or its roles apart: BENCH_GATEWAY_SPLIT) and resolves once /readyz answers 200.
+ * Starts `depot-gateway start` and resolves once /readyz answers 200 and, with `workers` of 1 or
+ * more, the gateway's roles apart on this host instead: one `api` process, one `watch` and
+ * `workers` processes of the `worker` role, all on the same configuration (database, queue
+ * prefix, data folder), resolving once every one of them has started. The `watch` and
+ * `worker` processes have no HTTP port but a metrics port (METRICS_PORT), opened last of
+ * all they start: its first answer, whatever it is, says the process has started.
+ * Default of `workers`: 1 with BENCH_GATEWAY_SPLIT=1, otherwise 0 (`start`).
  * BENCH_GATEWAY_NODE_ARGS adds node options to the gateway only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-export async function startGateway(configFile: string, port: number, timeoutMs = 60_000): Promise<GatewayProcess> {
-  const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  // BENCH_GATEWAY_SPLIT=1: the roles in three processes (`api`, `watch`, `worker`) instead of
-  // one `start`; the figures of memory are then the api process's only.
-  const split = process.env.BENCH_GATEWAY_SPLIT === '1';
-  const companions = split
-    ? ['watch', 'worker'].map((role) =>
-        spawn(process.execPath, [...nodeArgs, CLI, role, '--config', configFile], { cwd: PROJECT_ROOT, env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: 'ignore' }))
-    : [];
-  const child = spawn(process.execPath, [...nodeArgs, CLI, split ? 'api' : 'start', '--config', configFile], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  // BENCH_GATEWAY_OUTPUT=<file>: everything the gateway prints, kept whole (e.g. with --trace-gc).
-  const outputFile = process.env.BENCH_GATEWAY_OUTPUT;
-  const keep = (chunk: Buffer) => {
-    if (outputFile) appendFileSync(outputFile, chunk);
-    output += chunk.toString();
-    if (output.length > 200_000) output = output.slice(-100_000);
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
-  let exitedWith: number | string | undefined;
-  void exited.then((code) => (exitedWith = code));
+export async function startGateway(
+  configFile: string, port: number, timeoutMs = 60_000, workers = process.env.BENCH_GATEWAY_SPLIT === '1' ? 1 : 0,
+): Promise<GatewayProcess> {
+  const mainRole = workers > 0 ? 'api' : 'start';
+  const main = new StartedProcess(mainRole, mainRole, configFile, {});
+  const companions: { process: StartedProcess; metricsPort: number }[] = [];
+  const companionRoles = workers > 0 ? ['watch', ...Array.from({ length: workers }, (_, index) => `worker ${index + 1}`)] : [];
+  for (const role of companionRoles) {
+    const metricsPort = await freePort();
+    const command = role.startsWith('worker') ? 'worker' : role;
+    companions.push({ process: new StartedProcess(role, command, configFile, { METRICS_PORT: String(metricsPort) }), metricsPort });
+  }
+  const all = [main, ...companions.map((companion) => companion.process)];
+  const output = () => (all.length === 1
+    ? main.output()
+    : all.filter((each) => each.output()).map((each) => `--- ${each.role} (pid ${each.pid}) ---\n${each.output()}`).join('\n'));
   const gateway: GatewayProcess = {
-    child,
-    pid: child.pid ?? -1,
-    pids: [child, ...companions].flatMap((process) => (process.pid === undefined ? [] : [process.pid])),
-    output: () => output,
+    child: main.child,
+    pid: main.pid,
+    pids: all.map((each) => each.pid).filter((pid) => pid !== -1),
+    processes: all.map((each) => ({ role: each.role, pid: each.pid })),
+    output,
     async stop() {
-      await Promise.all(companions.map(async (companion) => {
-        if (companion.exitCode !== null || companion.signalCode !== null) return;
-        const gone = new Promise((resolve) => companion.once('exit', resolve));
-        companion.kill('SIGTERM');
-        const timer = setTimeout(() => companion.kill('SIGKILL'), 30_000);
-        await gone;
-        clearTimeout(timer);
-      }));
-      if (exitedWith !== undefined) return exitedWith;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      try {
-        return await exited;
-      } finally {
-        clearTimeout(timer);
-      }
+      const companionExits = await Promise.all(companions.map((companion) => companion.process.stop()));
+      const mainExit = await main.stop();
+      if (companions.length === 0) return mainExit;
+      const exits = [mainExit, ...companionExits];
+      return exits.every((exit) => exit === 0) ? 0 : all.map((each, index) => `${each.role} ${exits[index]}`).join(', ');
     },
+  };
+  const answers = async (url: string, ok: (status: number) => boolean) => {
+    try {
+      return ok((await fetch(url, { signal: AbortSignal.timeout(1000) })).status);
+    } catch {
+      return false; // not listening yet
+    }
   };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (exitedWith !== undefined) throw new Error(`the gateway exited (${exitedWith}) before it was ready:\n${output}`);
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1000) });
-      if (response.status === 200) return gateway;
-    } catch {
-      // not listening yet
+    const exited = all.find((each) => each.exitedWith !== undefined);
+    if (exited) {
+      await gateway.stop();
+      throw new Error(`the gateway's ${exited.role} process exited (${exited.exitedWith}) before it was ready:\n${output()}`);
     }
+    const ready = await Promise.all([
+      answers(`http://127.0.0.1:${port}/readyz`, (status) => status === 200),
+      ...companions.map((companion) => answers(`http://127.0.0.1:${companion.metricsPort}/metrics`, () => true)),
+    ]);
+    const waitingFor = all.filter((_, index) => !ready[index]).map((each) => each.role);
+    if (waitingFor.length === 0) return gateway;
     if (Date.now() > deadline) {
       await gateway.stop();
-      throw new Error(`the gateway was not ready after ${timeoutMs} ms:\n${output}`);
+      throw new Error(`the gateway was not ready after ${timeoutMs} ms (waiting for ${waitingFor.join(', ')}):\n${output()}`);
     }
     await sleep(100);
   }
