@@ -15,6 +15,9 @@
  *
  *   A "sustained":  BENCH_RATE documents/s (default 1000) for BENCH_SECONDS (10)
  *   B "throughput": BENCH_BURST documents (20000) as fast as the client can drop them
+ *   B again on the bare reference pipeline (bench/bare-pipeline.ts), after the gateway
+ *   stopped: ours as a multiple of it is issue 33's measure (target ≥ 1.5 ×);
+ *   BENCH_REFERENCE=0 leaves it out
  *
  * Other settings: BENCH_WARMUP (documents before A, not reported; default 500, 0 = none),
  * BENCH_TIMEOUT_SECONDS (120: how long A and the warm-up wait for responses after their last drop),
@@ -41,6 +44,7 @@ import { CpuSampler, msPerDocument } from './cpu-sampler.ts';
 import { cleanUpMarker, fileSystemNote, markCleanUp, slowDropNote } from './file-system-note.ts';
 import { figures, messageCounts, runScenario, sampleResponses, type DropPattern, type Folders } from './end-to-end.bench.ts';
 import { calibrate, formatReport, machine, NOTES, type BenchReport, type ScenarioProcess, type ScenarioReport } from './report.ts';
+import { bareMessageCounts, startBarePipeline, type BarePipelineProcess } from './bare-pipeline.process.ts';
 import {
   checkpoint, createDatabase, deleteQueueKeys, envNumber, freePort, mb, REDIS_URL, RssSampler, runMigrate, startGateway, withClient, writeConfig,
   type BenchDatabase, type GatewayProcess,
@@ -62,6 +66,8 @@ const settings = {
   stableMs: Math.round(envNumber('BENCH_STABLE_MS', 50)),
   pollIntervalMs: Math.round(envNumber('BENCH_POLL_INTERVAL_MS', 20)),
   workerProcesses: workerProcesses(),
+  /** BENCH_REFERENCE=0 leaves out the bare reference pipeline's run of B. */
+  reference: process.env.BENCH_REFERENCE !== '0',
 };
 
 /** BENCH_WORKERS: how many `worker` processes beside `api` and `watch`; 0 runs one `start`. */
@@ -89,6 +95,8 @@ interface Resources {
   database?: BenchDatabase;
   queuePrefix?: string;
   gateway?: GatewayProcess;
+  bare?: BarePipelineProcess;
+  bareQueuePrefix?: string;
 }
 
 const resources: Resources = {};
@@ -138,6 +146,8 @@ async function main(): Promise<void> {
   const warmupDocs = build('w', settings.warmup, 0);
   const sustainedDocs = build('a', sustainedCount, settings.warmup);
   const burstDocs = build('b', settings.burst, settings.warmup + sustainedCount);
+  const referenceWarmupDocs = settings.reference ? build('rw', settings.warmup, settings.warmup + sustainedCount + settings.burst) : [];
+  const referenceDocs = settings.reference ? build('r', settings.burst, 2 * settings.warmup + sustainedCount + settings.burst) : [];
   const all = [...warmupDocs, ...sustainedDocs, ...burstDocs];
   const averageBytes = Math.round(all.reduce((sum, d) => sum + d.bytes.byteLength, 0) / Math.max(all.length, 1));
   log(`generated ${all.length} documents in memory, ${averageBytes} bytes on average`);
@@ -198,6 +208,50 @@ async function main(): Promise<void> {
     log(`scenario ${name}: ${result.responses}/${result.sent} responses, ${result.documentsPerSecond} documents/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms`);
   };
 
+  /**
+   * B again, on the bare reference pipeline (bench/bare-pipeline.ts: the same folder
+   * drop, libxml2, BullMQ, one PostgreSQL insert and a response file a document, none of
+   * the gateway's guarantees), started after the gateway stopped, with its own warm-up.
+   */
+  const referenceScenario = async () => {
+    const bareFolder = join(temp, 'bare');
+    const bareFolders: Folders = { inbox: join(bareFolder, 'inbox'), outbox: join(bareFolder, 'outbox') };
+    await mkdir(bareFolders.inbox, { recursive: true });
+    await mkdir(bareFolders.outbox, { recursive: true });
+    const bareQueuePrefix = (resources.bareQueuePrefix = `${queuePrefix}bare`);
+    log('starting the bare reference pipeline (bench/bare-pipeline.ts)');
+    const bare = (resources.bare = await startBarePipeline({ databaseUrl: database.url, queuePrefix: bareQueuePrefix, inbox: bareFolders.inbox, outbox: bareFolders.outbox }));
+    const bareRss = new RssSampler(bare.pid, 250);
+    const bareCpu = new CpuSampler(() => bare.pids, 250);
+    if (referenceWarmupDocs.length) await runScenario(bareFolders, referenceWarmupDocs, { kind: 'burst', batch: settings.dropBatch }, timeoutMs);
+    const name = 'B (bare reference)';
+    log(`scenario ${name}: the same burst on the bare reference pipeline`);
+    if (!(await checkpoint(database.url))) log('no CHECKPOINT before the scenario (not a superuser): figures may vary more');
+    bareRss.resetPeak();
+    bareCpu.begin();
+    const run = await runScenario(bareFolders, referenceDocs, { kind: 'burst', batch: settings.dropBatch }, settings.burstTimeoutSeconds * 1000);
+    const cpuFigures = bareCpu.end();
+    const peak = bareRss.peak();
+    bareCpu.stop();
+    bareRss.finish();
+    const result = figures(run);
+    const sample = await sampleResponses(bareFolders.outbox, run, 50);
+    const messages = await bareMessageCounts(database.url, 'r');
+    const applied = messages['applied/accepted'] ?? 0;
+    if (!result.complete) failures.push(`${name}: ${result.sent - result.responses} of ${result.sent} responses missing`);
+    if (applied !== result.sent) failures.push(`${name}: PostgreSQL has ${applied} stored documents, ${result.sent} were sent`);
+    const cpuSeconds = cpuFigures?.gatewayProcesses.find((sampled) => sampled.pid === bare.pid)?.cpuSeconds;
+    scenarios.push({
+      name, description: 'the same burst through the bare reference pipeline', offeredPerSecond: 'as fast as possible', figures: result, sample, messages, applied,
+      peakSampledRssMb: mb(peak), gatewayProcesses: [{ role: 'bare pipeline', pid: bare.pid, cpuMsPerDocument: cpuSeconds === undefined ? undefined : msPerDocument(cpuSeconds, result.sent), peakSampledRssMb: mb(peak) }],
+      stages: undefined, cpu: cpuFigures,
+    });
+    log(`scenario ${name}: ${result.responses}/${result.sent} responses, ${result.documentsPerSecond} documents/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms`);
+    const exit = await bare.stop();
+    resources.bare = undefined;
+    if (exit !== 0) failures.push(`the bare pipeline exited with ${exit} on SIGTERM:\n${bare.output().slice(-4000)}`);
+  };
+
   await scenario('A', 'a', `sustained: ${settings.rate} documents/s offered for ${settings.seconds} s, in bursts every 10 ms`, sustainedDocs, {
     kind: 'sustained', rate: settings.rate,
   }, settings.timeoutSeconds);
@@ -211,15 +265,23 @@ async function main(): Promise<void> {
   resources.gateway = undefined;
   if (exit !== 0) failures.push(`the gateway exited with ${exit} on SIGTERM:\n${gateway.output().slice(-4000)}`);
 
+  if (settings.reference) await referenceScenario();
+
   const rolesApart = settings.workerProcesses > 0
     ? 'With the roles apart a worker reads each document\'s bytes back from PostgreSQL, which one `start` spares itself by handing them from its watcher to its validation within the process (src/pipeline/hand-off.ts): the gateway\'s CPU a document here is not quite one `start`\'s. The api process takes no part in the folder channel; its figures are what it costs idle.'
     : undefined;
   const slowDrops = slowDropNote(tmpdir(), scenarios.map((s) => ({ name: s.name, dropCostUs: s.figures.dropCostUs })));
   if (slowDrops) log(`NOTE: ${slowDrops}`);
-  const [a, b] = scenarios;
+  const [a, b, reference] = scenarios;
   const targets: BenchReport['targets'] = {};
   if (b) {
     targets['throughput (scenario B)'] = { target: '≥ 2000 documents/s', measured: `${b.figures.documentsPerSecond} documents/s`, met: b.figures.documentsPerSecond >= 2000 };
+  }
+  if (b && reference) {
+    const ratio = b.figures.documentsPerSecond / reference.figures.documentsPerSecond;
+    targets['throughput against the bare reference pipeline (B)'] = {
+      target: '≥ 1.5 ×', measured: `${ratio.toFixed(2)} × (${b.figures.documentsPerSecond} against ${reference.figures.documentsPerSecond} documents/s)`, met: ratio >= 1.5,
+    };
   }
   if (a) {
     const at = a.offeredPerSecond === 1000 ? '' : ` (offered ${String(a.offeredPerSecond)}/s; the target is defined at 1000/s)`;
@@ -268,10 +330,12 @@ async function cleanUp(): Promise<void> {
       failures.push(`clean-up: ${what} failed`);
     }
   };
-  const { gateway, database, queuePrefix, temp } = resources;
+  const { gateway, bare, database, queuePrefix, bareQueuePrefix, temp } = resources;
   if (gateway) await step('stopping the gateway', () => gateway.stop());
+  if (bare) await step('stopping the bare reference pipeline', () => bare.stop());
   if (database) await step(`dropping database ${database.name}`, () => database.drop());
   if (queuePrefix) await step(`deleting Redis keys ${queuePrefix}:*`, () => deleteQueueKeys(queuePrefix));
+  if (bareQueuePrefix) await step(`deleting Redis keys ${bareQueuePrefix}:*`, () => deleteQueueKeys(bareQueuePrefix));
   if (temp) {
     await step(`removing ${temp}`, () => rm(temp, { recursive: true, force: true }));
     await mkdir(RESULTS, { recursive: true }).catch(() => undefined);
