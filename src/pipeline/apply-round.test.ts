@@ -14,13 +14,13 @@ const document = (id: string, seq: number, key: string, counterpartyId = 'employ
   id, seq, counterpartyId, channel: 'folder', externalId: `${id}.xml`, metadata: {}, messageType: 'SalaryAdjustment', orderingKey: key, document: { id },
 });
 
-function state(parts: { locked: readonly string[]; received?: [string, number, string?][]; backlog?: [string, number, string][]; statuses?: Record<string, string> }, ours: readonly ValidatedDocument[]): InMemoryApplyState {
+function state(parts: { locked: readonly string[]; received?: [string, number, string?, (string | null)?][]; backlog?: [string, number, string][]; statuses?: Record<string, string> }, ours: readonly ValidatedDocument[]): InMemoryApplyState {
   const statusOf = new Map(ours.map((d) => [d.id, (parts.statuses?.[d.id] ?? 'received') as never]));
   return {
     locked: new Set(parts.locked),
     statusOf,
     backlog: (parts.backlog ?? []).map(([id, seq, key]) => ({ id, seq, orderingKey: key, counterpartyId: 'employer', channel: 'folder', externalId: `${id}.xml`, messageType: 'SalaryAdjustment', metadata: {} })),
-    received: (parts.received ?? []).map(([id, seq, counterpartyId]) => ({ id, seq, counterpartyId: counterpartyId ?? 'employer' })),
+    received: (parts.received ?? []).map(([id, seq, counterpartyId, orderingKey]) => ({ id, seq, counterpartyId: counterpartyId ?? 'employer', orderingKey: orderingKey ?? null })),
   };
 }
 
@@ -52,6 +52,17 @@ test('an older document of the same sender not validated yet: wait for it when t
   assert.deepEqual(fates(younger), { a: 'apply', other: 'apply' }, 'a younger unvalidated document holds nothing back');
 });
 
+test('an older unvalidated document whose key intake read holds back only the documents of that key', () => {
+  const ours = [document('a', 5, 'agreement:A'), document('b', 6, 'agreement:B')];
+  const locked = ['agreement:A', 'agreement:B'];
+  const elsewhere = planRound(ours, state({ locked, received: [['older-a', 3, 'employer', 'agreement:A']] }, ours), known());
+  assert.deepEqual(fates(elsewhere), { a: 'queue', b: 'apply' });
+  const here = planRound(ours, state({ locked, received: [['older-b', 3, 'employer', 'agreement:B']] }, ours), known(['older-b']));
+  assert.deepEqual(fates(here), { a: 'apply', b: 'wait-for-older' });
+  const unread = planRound(ours, state({ locked, received: [['older-unread', 3, 'employer', null], ['older-b', 4, 'employer', 'agreement:B']] }, ours), known());
+  assert.deepEqual(fates(unread), { a: 'queue', b: 'queue' }, 'a key intake could not read may be any key');
+});
+
 test('an older unvalidated document held in another lane of this process (its key known) holds nothing back', () => {
   const ours = [document('a', 5, 'agreement:A')];
   const plan = planRound(ours, state({ locked: ['agreement:A'], received: [['other-lane', 3]] }, ours), known([], ['other-lane']));
@@ -74,7 +85,7 @@ test('the validated backlog of a locked key goes first where it is older; a docu
 
 test('a backlog document held back holds back the younger documents of its key', () => {
   const ours = [document('mine', 8, 'agreement:A')];
-  const plan = planRound(ours, { ...state({ locked: ['agreement:A'], backlog: [['queued', 6, 'agreement:A']] }, ours), received: [{ id: 'older', seq: 5, counterpartyId: 'employer' }] }, known());
+  const plan = planRound(ours, { ...state({ locked: ['agreement:A'], backlog: [['queued', 6, 'agreement:A']] }, ours), received: [{ id: 'older', seq: 5, counterpartyId: 'employer', orderingKey: null }] }, known());
   assert.deepEqual(fates(plan), { mine: 'queue' });
   assert.deepEqual(plan.backlog, [], 'the backlog document stays on its queue');
 });

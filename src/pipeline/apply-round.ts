@@ -37,6 +37,11 @@ export interface RoundPlan {
   readonly seqs: Map<string, number>;
 }
 
+/** Where an unvalidated message counts: its sender and, when intake read it, its key. */
+function olderSlot(counterpartyId: string, orderingKey: string | null): string {
+  return orderingKey === null ? counterpartyId : `${counterpartyId}\u0000${orderingKey}`;
+}
+
 export function seqOf(candidate: Candidate, plan: RoundPlan): number {
   return plan.seqs.get(candidate.id) ?? Number.MAX_SAFE_INTEGER;
 }
@@ -55,15 +60,19 @@ export function planRound(
 ): RoundPlan {
   const fates = new Map<string, Fate>();
   const seqs = new Map<string, number>();
-  // Per sender, the oldest document not validated yet that this process will hand over, and the oldest it will not.
+  // Per sender, the oldest document not validated yet that this process will hand over, and the oldest it will not:
+  // among those whose key intake could not read (by sender alone) and per key it read (sender and key).
   const oldestExpected = new Map<string, number>();
   const oldestUnknown = new Map<string, number>();
   for (const message of state.received) {
     const where = whereabouts(message.id);
     if (where === 'in another lane') continue;
     const into = where === 'on its way' ? oldestExpected : oldestUnknown;
-    if (!into.has(message.counterpartyId)) into.set(message.counterpartyId, message.seq);
+    const slot = olderSlot(message.counterpartyId, message.orderingKey);
+    if (!into.has(slot)) into.set(slot, message.seq);
   }
+  const oldest = (from: Map<string, number>, counterpartyId: string, orderingKey: string) =>
+    Math.min(from.get(olderSlot(counterpartyId, null)) ?? Infinity, from.get(olderSlot(counterpartyId, orderingKey)) ?? Infinity);
   const held: { id: string; seq: number; counterpartyId: string; orderingKey: string; ours?: ValidatedDocument }[] = [];
   for (const document of documents) {
     const status = state.statusOf.get(document.id);
@@ -84,8 +93,8 @@ export function planRound(
     let fate: Fate = stopped.get(entry.orderingKey) ?? 'apply';
     if (fate === 'apply') {
       if (!state.locked.has(entry.orderingKey)) fate = impatient.has(entry.id) ? 'queue' : 'wait-for-key';
-      else if ((oldestUnknown.get(entry.counterpartyId) ?? Infinity) < entry.seq) fate = 'queue';
-      else if ((oldestExpected.get(entry.counterpartyId) ?? Infinity) < entry.seq) fate = 'wait-for-older';
+      else if (oldest(oldestUnknown, entry.counterpartyId, entry.orderingKey) < entry.seq) fate = 'queue';
+      else if (oldest(oldestExpected, entry.counterpartyId, entry.orderingKey) < entry.seq) fate = 'wait-for-older';
       if (fate !== 'apply') stopped.set(entry.orderingKey, fate);
     }
     if (!entry.ours) {

@@ -9,6 +9,7 @@ import { newMessageId } from './message-id.ts';
 import { findRecordedInboxFile, findRecordedInboxFiles, findUnmovedInboxFiles, recordInboxFileGrew, recordInboxFileNotMoved, recordInboxFilesMoved, type RecordedInboxFile } from '../ledger/messages/inbox-files.repository.ts';
 import type { StoredDocument } from '../ledger/messages/document-store.ts';
 import { HEAD_BYTES, readHeaderMessageId } from '../messages/header-message-id.ts';
+import { readOrderingKeyHint } from '../messages/ordering-key-hint.ts';
 import { readRootElement } from '../messages/root-element.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import type { Sql } from '../ledger/database.ts';
@@ -153,7 +154,7 @@ async function findFilesRecordedBefore(deps: PipelineDeps, prepared: readonly Pr
 function preparePlain(deps: PipelineDeps, envelope: Envelope): Prepared | undefined {
   const { content } = envelope;
   if (!('bytes' in content) || content.bytes.byteLength > deps.limits.maxDocumentBytes) return undefined;
-  return receivedBytes(messageBase(deps, envelope).base, content.bytes);
+  return receivedBytes(deps, messageBase(deps, envelope).base, content.bytes);
 }
 
 /** The fields every recorded message of the envelope has; refuses an unknown counterparty. */
@@ -174,12 +175,13 @@ function messageBase(deps: PipelineDeps, envelope: Envelope) {
   return { counterparty, base };
 }
 
-/** A document whose bytes are in hand, recorded `received` for validation. */
-function receivedBytes(base: ReturnType<typeof messageBase>['base'], bytes: Uint8Array): Prepared {
+/** A document whose bytes are in hand, recorded `received` for validation, with its ordering key where its header gives it. */
+function receivedBytes(deps: PipelineDeps, base: ReturnType<typeof messageBase>['base'], bytes: Uint8Array): Prepared {
   return {
     message: {
       ...base, sha256: sha256(bytes), sizeBytes: bytes.byteLength, raw: bytes, rawLocation: null,
       status: 'received', errorCode: null, duplicateOf: null, headerMessageId: readHeaderMessageId(bytes) ?? null,
+      orderingKey: readOrderingKeyHint(bytes, deps.catalogue) ?? null,
     },
     rootElement: readRootElement(bytes),
   };
@@ -214,7 +216,7 @@ async function prepare(deps: PipelineDeps, envelope: Envelope): Promise<Prepared
     };
   }
 
-  return receivedBytes(base, 'bytes' in content ? content.bytes : await readFile(content.path));
+  return receivedBytes(deps, base, 'bytes' in content ? content.bytes : await readFile(content.path));
 }
 
 /**

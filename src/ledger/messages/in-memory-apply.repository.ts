@@ -19,10 +19,11 @@ export interface InMemoryApplyState {
   /** Other messages of the keys, validated and waiting in the store, oldest first. */
   readonly backlog: readonly BacklogMessage[];
   /**
-   * Other messages still `received` (their key not known yet) of the senders of the
-   * documents and of the backlog, older than the newest of them, oldest first.
+   * Other messages still `received` (not validated yet) of the senders of the documents
+   * and of the backlog, older than the newest of them, oldest first, that may belong to
+   * one of the keys: their key as intake read it is one of them, or intake could not read it (null).
    */
-  readonly received: readonly { readonly id: string; readonly seq: number; readonly counterpartyId: string }[];
+  readonly received: readonly { readonly id: string; readonly seq: number; readonly counterpartyId: string; readonly orderingKey: string | null }[];
 }
 
 /**
@@ -30,7 +31,7 @@ export interface InMemoryApplyState {
  * statement, what must be known before applying documents validated in memory (still
  * `received` in the store): their statuses, the locked keys' validated backlog (applied
  * before them, in arrival order) and the older unvalidated messages of the same
- * senders, which may belong to the same keys.
+ * senders that may belong to the same keys.
  */
 export async function readInMemoryApplyState(
   sql: Sql,
@@ -56,20 +57,21 @@ export async function readInMemoryApplyState(
      UNION ALL
      SELECT 'backlog', id, seq, counterparty_id, channel, external_id, message_type, ordering_key, metadata, 'validated' FROM backlog
      UNION ALL
-     SELECT 'received', m.id, m.seq, m.counterparty_id, NULL, NULL, NULL, NULL, NULL, 'received'
+     SELECT 'received', m.id, m.seq, m.counterparty_id, NULL, NULL, NULL, m.ordering_key, NULL, 'received'
        FROM messages m, bound
       WHERE m.status = 'received' AND m.counterparty_id IN (SELECT counterparty_id FROM senders) AND m.seq < bound.seq
+        AND (m.ordering_key IS NULL OR m.ordering_key = ANY($2::text[]))
         AND NOT (m.id = ANY($1::text[]))`,
     [documents.ids, keys, documents.counterpartyIds, documents.newestSeq],
   );
   const locked = new Set<string>();
   const statusOf = new Map<string, MessageStatus>();
   const backlog: BacklogMessage[] = [];
-  const received: { id: string; seq: number; counterpartyId: string }[] = [];
+  const received: InMemoryApplyState['received'][number][] = [];
   for (const row of rows) {
     if (row.kind === 'locked') locked.add(row.id);
     else if (row.kind === 'ours') statusOf.set(row.id, row.status);
-    else if (row.kind === 'received') received.push({ id: row.id, seq: Number(row.seq), counterpartyId: row.counterparty_id });
+    else if (row.kind === 'received') received.push({ id: row.id, seq: Number(row.seq), counterpartyId: row.counterparty_id, orderingKey: row.ordering_key });
     else {
       backlog.push({
         id: row.id, seq: Number(row.seq), counterpartyId: row.counterparty_id, channel: row.channel ?? '', externalId: row.external_id ?? '',

@@ -26,6 +26,11 @@ export interface NewMessage {
   readonly inboxFile?: boolean;
   /** The sender's own MessageId from the document's header, when it could be read: an original's is unique per counterparty. */
   readonly headerMessageId?: string | null;
+  /**
+   * The ordering key as read from the header at intake (messages/ordering-key-hint.ts),
+   * when it could be; validation writes the key it finds, which is the same.
+   */
+  readonly orderingKey?: string | null;
 }
 
 export interface StoredMessage {
@@ -163,8 +168,8 @@ export async function insertMessage(sql: Sql, message: NewMessage): Promise<bool
   const { rows } = await sql.query(
     `WITH inserted AS (
        INSERT INTO messages (id, counterparty_id, channel, external_id, sha256, size_bytes, raw, raw_location,
-                             status, outcome, error_code, duplicate_of, metadata, received_at, header_message_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $18)
+                             status, outcome, error_code, duplicate_of, metadata, received_at, header_message_id, ordering_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $18, $19)
        ON CONFLICT DO NOTHING RETURNING id),
      inbox AS (
        INSERT INTO inbox_files (message_id, counterparty_id, file_name) SELECT id, $2, $4 FROM inserted WHERE $17::boolean)
@@ -175,7 +180,7 @@ export async function insertMessage(sql: Sql, message: NewMessage): Promise<bool
       message.raw, message.rawLocation, message.status, message.status === 'received' ? null : 'rejected',
       message.errorCode, message.duplicateOf, JSON.stringify(message.metadata), message.receivedAt,
       message.errorCode ?? 'received', JSON.stringify({ channel: message.channel, externalId: message.externalId }),
-      message.inboxFile === true, message.headerMessageId ?? null,
+      message.inboxFile === true, message.headerMessageId ?? null, message.orderingKey ?? null,
     ],
   );
   return rows.length > 0;
@@ -232,7 +237,7 @@ async function insertSmallMessages(sql: Sql, messages: readonly NewMessage[]): P
     const row = {
       ordinality: index, id: m.id, counterparty_id: m.counterpartyId, channel: m.channel, external_id: m.externalId, sha256: m.sha256,
       size_bytes: m.sizeBytes, metadata: m.metadata, received_at: m.receivedAt.toISOString(), raw_from: offset + 1, raw_length: length,
-      inbox_file: m.inboxFile === true, header_message_id: m.headerMessageId ?? null,
+      inbox_file: m.inboxFile === true, header_message_id: m.headerMessageId ?? null, ordering_key: m.orderingKey ?? null,
     };
     offset += length;
     return row;
@@ -242,11 +247,12 @@ async function insertSmallMessages(sql: Sql, messages: readonly NewMessage[]): P
     `WITH input AS (
        SELECT * FROM json_to_recordset($1::json)
               AS i(ordinality int, id text, counterparty_id text, channel text, external_id text, sha256 text, size_bytes bigint,
-                   metadata jsonb, received_at timestamptz, raw_from int, raw_length int, inbox_file boolean, header_message_id text)),
+                   metadata jsonb, received_at timestamptz, raw_from int, raw_length int, inbox_file boolean, header_message_id text,
+                   ordering_key text)),
      inserted AS (
-       INSERT INTO messages (id, counterparty_id, channel, external_id, sha256, size_bytes, raw, status, metadata, received_at, header_message_id)
+       INSERT INTO messages (id, counterparty_id, channel, external_id, sha256, size_bytes, raw, status, metadata, received_at, header_message_id, ordering_key)
        SELECT id, counterparty_id, channel, external_id, sha256, size_bytes, substring($2::bytea FROM raw_from FOR raw_length),
-              'received', metadata, received_at, header_message_id
+              'received', metadata, received_at, header_message_id, ordering_key
          FROM input ORDER BY ordinality
        ON CONFLICT DO NOTHING RETURNING id),
      events AS (
@@ -463,7 +469,8 @@ export async function findValidatedKeys(sql: Sql, ids: readonly string[]): Promi
 /**
  * The validated messages of an ordering key that may be applied now, oldest first,
  * locked for the transaction. The list stops before the first message whose sender
- * has an older message not yet validated: that one may belong to the same key.
+ * has an older message not yet validated that may belong to the same key: one whose
+ * key intake read as this one, or could not read.
  */
 export async function listApplicable(sql: Sql, orderingKey: string, limit: number): Promise<ApplicableMessage[]> {
   return listApplicableOfKeys(sql, [orderingKey], limit);
@@ -480,7 +487,8 @@ export async function listApplicableOfKeys(sql: Sql, orderingKeys: readonly stri
     metadata: Record<string, unknown>; blocked: boolean;
   }>(
     `SELECT m.id, m.seq, m.counterparty_id, m.channel, m.external_id, m.message_type, m.ordering_key, m.metadata,
-            EXISTS (SELECT 1 FROM messages r WHERE r.counterparty_id = m.counterparty_id AND r.status = 'received' AND r.seq < m.seq) AS blocked
+            EXISTS (SELECT 1 FROM messages r WHERE r.counterparty_id = m.counterparty_id AND r.status = 'received' AND r.seq < m.seq
+                       AND (r.ordering_key IS NULL OR r.ordering_key = m.ordering_key)) AS blocked
        FROM messages m
       WHERE m.ordering_key = ANY($1::text[]) AND m.status = 'validated'
       ORDER BY m.seq LIMIT $2 FOR UPDATE OF m`,

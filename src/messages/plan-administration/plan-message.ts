@@ -66,6 +66,11 @@ export interface PlanMessageSpec<Item extends PlanItem, Facts, Effect> {
   readonly write: (context: PlanItemContext, effects: readonly Effect[]) => Promise<void>;
 }
 
+/** A plan-administration document's ordering key: its agreement (also read at intake, ordering-key-hint.ts). */
+export function agreementOrderingKey(agreementNumber: string): string {
+  return `agreement:${agreementNumber}`;
+}
+
 export function definePlanMessage<Item extends PlanItem, Facts, Effect>(spec: PlanMessageSpec<Item, Facts, Effect>): MessageType<PlanDocument<Item>> {
   return {
     name: spec.name,
@@ -73,7 +78,7 @@ export function definePlanMessage<Item extends PlanItem, Facts, Effect>(spec: Pl
     family: 'plan-administration',
     read: (root) => ({ header: readHeader(root), items: childrenOf(root, 'Item').map(spec.readItem) }),
     senderMessageId: (doc) => doc.header.messageId,
-    orderingKey: (doc) => `agreement:${doc.header.agreementNumber}`,
+    orderingKey: (doc) => agreementOrderingKey(doc.header.agreementNumber),
     apply: (context, doc) => applyPlanDocument(context, doc, spec),
     concurrentApply: true,
   };
