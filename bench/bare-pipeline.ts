@@ -184,10 +184,17 @@ function fail(error: unknown): void {
 const watcher = watch(inbox, (_event, fileName) => {
   if (fileName) pickUp(fileName.toString()).catch(fail);
 });
-for (const fileName of await readdir(inbox)) pickUp(fileName).catch(fail);
+const listInbox = async () => {
+  for (const fileName of await readdir(inbox)) pickUp(fileName).catch(fail);
+};
+await listInbox();
+// The system drops change notifications when many come at once (a burst of thousands of
+// renames): a listing every second finds what they missed, as the gateway's every 5 s does.
+const rescan = setInterval(() => listInbox().catch(fail), 1000);
 process.stdout.write('ready\n');
 
 process.once('SIGTERM', () => {
+  clearInterval(rescan);
   watcher.close();
   worker.close()
     .then(() => queue.close())
