@@ -14,13 +14,27 @@
  *
  * Target (issue 17): search by personnummer and by agreement p95 < 100 ms; the
  * overview < 300 ms.
+ *
+ * Then what the store's size does to the rest (issue 30, part 3): BENCH_SEARCH_INTAKE
+ * (2,000; 0 leaves it out) ~2 KB SalaryAdjustment documents dropped at once into the
+ * demo employer's inbox, for 50 agreements seeded beside the store, timed to their
+ * answers (intake, apply and delivery on a store this size: its unique indexes, the
+ * search keys); and one night's run of the message retention (BENCH_RETENTION_MAX
+ * documents, the default 200,000, of those received more than 180 days before),
+ * timed in one transaction as the calendar runs it.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import { buildIsCurrent } from '../bin/build-state.js';
+import { archiveMessageBytes } from '../src/calendar/message-retention.job.ts';
+import { stockholmDate } from '../src/core/calendar-date.ts';
+import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
+import { DocumentStore } from '../src/ledger/messages/document-store.ts';
+import { figures, runScenario } from './end-to-end.bench.ts';
 import { generateMessageStore, MESSAGE_ID_OF_SEQ, storeCounterparties } from './message-store.ts';
+import { benchAgreements, buildDocuments, seedAgreements } from './workload.ts';
 import { calibrate, machine } from './report.ts';
 import { createDatabase, envNumber, freePort, percentile, REDIS_URL, runBenchmark, runMigrate, startGateway, withClient, writeConfig } from './support.ts';
 
@@ -28,6 +42,8 @@ const settings = {
   messages: Math.round(envNumber('BENCH_SEARCH_MESSAGES', 1_000_000)),
   searches: Math.round(envNumber('BENCH_SEARCHES', 500)),
   overviews: Math.round(envNumber('BENCH_OVERVIEWS', 50)),
+  intake: Math.round(envNumber('BENCH_SEARCH_INTAKE', 2000)),
+  retentionMax: Math.round(envNumber('BENCH_RETENTION_MAX', 200_000)),
 };
 const WARM_UP = 20;
 const PAGE_SIZE = 50;
@@ -105,6 +121,10 @@ await runBenchmark('search', async (resources) => {
   const config = await writeConfig(resources.temp, {
     demo: true, dataDir: join(resources.temp, 'data'), port, logLevel: 'warn', databaseUrl: resources.database.url, redisUrl: REDIS_URL, queuePrefix: resources.prefix,
     staff: { users: [{ ...staff, role: 'viewer' }] },
+    // The generated year of messages is not archived by the gateway's own nightly run while it is measured.
+    retention: { keepBytesDays: 3650 },
+    // As folder-throughput sets them, so the intake figure compares with its burst on an empty store.
+    folders: { stableMs: 50, pollIntervalMs: 20 },
     counterparties: storeCounterparties().map(({ id, name, organisationNumber, role, messageTypes }) => ({ id, name, organisationNumber, role, messageTypes })),
   });
   runMigrate(config);
@@ -144,6 +164,34 @@ await runBenchmark('search', async (resources) => {
   const overview = overviewTimes.sort((a, b) => a - b);
   results.overview = { target: 300, sorted: overview };
   log(`overview page: ${overview.length} loads: ${summary(overview)}`);
+
+  if (settings.intake > 0) {
+    // Agreements of its own beside the store's (BENCH-0001 …), for the demo employer, whose documents are applied.
+    const agreements = benchAgreements(50);
+    await withClient(databaseUrl, (client) => seedAgreements(client, agreements));
+    const documents = buildDocuments({ prefix: 'scale', count: settings.intake, serialOffset: 0, agreements, itemsPerDocument: 7, now: new Date() });
+    const folder = join(resources.temp, 'data', 'counterparties', 'demo-employer');
+    const run = figures(await runScenario({ inbox: join(folder, 'inbox'), outbox: join(folder, 'outbox') }, documents, { kind: 'burst', batch: 50 }, 600_000));
+    if (!run.complete) wrong.push(`intake: ${run.sent - run.responses} of ${run.sent} documents unanswered`);
+    log(`intake on a store of ${settings.messages} messages: ${run.responses}/${run.sent} answered, ${run.documentsPerSecond} documents/s, p50 ${run.latencyMs.p50} ms, p99 ${run.latencyMs.p99} ms`);
+  }
+  await resources.gateway.stop();
+  resources.gateway = undefined;
+
+  if (settings.retentionMax > 0) {
+    const db = openPostgresDatabase({ url: databaseUrl, max: 2 });
+    try {
+      const store = new DocumentStore(join(resources.temp, 'documents'));
+      await mkdir(join(resources.temp, 'documents'), { recursive: true });
+      const now = new Date();
+      const retentionStarted = performance.now();
+      const run = await db.transaction((tx) => archiveMessageBytes(tx, { store, keepBytesDays: 180, maxPerRun: settings.retentionMax }, `bench-${stockholmDate(now)}`, now));
+      const seconds = (performance.now() - retentionStarted) / 1000;
+      log(`message retention on a store of ${settings.messages} messages: one run moved ${run.archived} documents' bytes (${(run.bytes / 1048576).toFixed(1)} MB) into ${run.archiveFiles} archive files in ${seconds.toFixed(1)} s (${Math.round(run.archived / seconds)} documents/s), up to seq ${run.lastSeq}`);
+    } finally {
+      await db.close();
+    }
+  }
 
   for (const [name, { target, sorted }] of Object.entries(results)) {
     const measured = name === 'overview' ? sorted.at(-1)! : percentile(sorted, 95);
