@@ -98,7 +98,7 @@ describe('twenty signed envelopes posted at once, on PostgreSQL', () => {
   });
   afterAll(() => gateway?.destroy());
 
-  test("leave the gateway's event loop free: no turn of it takes a quarter of what the checks take", async () => {
+  test("leave the gateway's event loop free: no turn of it takes half of what the checks take", async () => {
     const bodies = Array.from({ length: 40 }, (_, i) => signEnvelope(envelope(feeDocument(`THREAD-BURST-${i}`, String(500 + i)), { txId: randomUUID() }), { key }));
     const calls = bodies.map((body) => ({ path: '/ssek', init: { method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8' }, body } }));
     // Twenty first: the thread is started, and the client has a connection open for each request, so that
@@ -118,8 +118,10 @@ describe('twenty signed envelopes posted at once, on PostgreSQL', () => {
     const inlineMs = performance.now() - inlineStarted;
     process.stdout.write(`# POST /ssek, 20 signed envelopes at once: ${figures.join('')}; the 20 checks alone on this thread: ${Math.round(inlineMs)} ms\n`);
     // Checked on the gateway's thread, requests that arrived together were checked in one turn: the loop was held
-    // for about as long as the checks take, and a /readyz asked meanwhile waited as long.
-    assert.ok(loopBlockedMs < inlineMs / 4, `the event loop was blocked up to ${loopBlockedMs} ms; the checks take ${Math.round(inlineMs)} ms`);
+    // for about as long as the checks take, and a /readyz asked meanwhile waited as long. Off it, the longest turn is
+    // a small part of that (13 of 215 ms and 17 of 284 ms in two runs of the suite); half leaves room for a machine that also runs
+    // another test file (73 ms of 250 measured so), and still fails a loop that does the checks itself.
+    assert.ok(loopBlockedMs < inlineMs / 2, `the event loop was blocked up to ${loopBlockedMs} ms; the checks take ${Math.round(inlineMs)} ms`);
     const slowestPoll = Math.max(...polls.map((poll) => poll.ms));
     assert.ok(slowestPoll < inlineMs, `the slowest /readyz took ${slowestPoll} ms; the checks take ${Math.round(inlineMs)} ms`);
   });
