@@ -12,37 +12,16 @@ import pino from 'pino';
 import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import type { Database } from '../src/ledger/database.ts';
 import { seedDemoData } from '../src/demo/demo-data.ts';
-import { migrate } from '../src/ledger/migrate.ts';
-import { openPgliteDatabase } from '../src/ledger/pglite.database.ts';
-import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
 import { PaymentOrderSchema } from '../src/messages/payment-order.schema.ts';
 import { orderInsurerShares } from '../src/calendar/death-benefit-payments.ts';
-import { createTestDatabase } from './support/harness.ts';
+import { onBothDatabases } from './support/harness.ts';
 
 const INSURER_ACCOUNT = { name: 'Test Försäkring AB', iban: 'SE4550000000058398257466', bic: 'ESSESESS' };
 const log = pino({ level: 'silent' });
 const run = { runKey: '2026-06', runDate: '2026-06-01', now: new Date('2026-06-01T05:00:00Z') };
 
-async function onBoth(work: (db: Database) => Promise<void>): Promise<void> {
-  const embedded = await openPgliteDatabase();
-  try {
-    await migrate(embedded);
-    await seedDemoData(embedded);
-    await work(embedded);
-  } finally {
-    await embedded.close();
-  }
-  const database = await createTestDatabase();
-  const postgres = openPostgresDatabase({ url: database.url, max: 2 });
-  try {
-    await migrate(postgres);
-    await seedDemoData(postgres);
-    await work(postgres);
-  } finally {
-    await postgres.close();
-    await database.drop();
-  }
-}
+/** On the embedded database and on PostgreSQL, each with the demo data. */
+const onBoth = (work: (db: Database) => Promise<void>) => onBothDatabases(work, seedDemoData);
 
 describe('the payment order for the insurer\'s 1 %, on the embedded database and on PostgreSQL', () => {
   test('waits without the insurer\'s account; then one valid file pays every waiting benefit, once', async () => {

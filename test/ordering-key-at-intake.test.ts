@@ -8,32 +8,11 @@
  */
 import { describe, test } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { migrate } from '../src/ledger/migrate.ts';
-import { openPgliteDatabase } from '../src/ledger/pglite.database.ts';
-import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
 import type { Database } from '../src/ledger/database.ts';
 import { insertReceivedMessages, listApplicableOfKeys, type NewMessage } from '../src/ledger/messages/messages.repository.ts';
 import { readInMemoryApplyState } from '../src/ledger/messages/in-memory-apply.repository.ts';
-import { createTestDatabase } from './support/harness.ts';
+import { onBothDatabases } from './support/harness.ts';
 
-async function onBoth(work: (db: Database) => Promise<void>): Promise<void> {
-  const embedded = await openPgliteDatabase();
-  try {
-    await migrate(embedded);
-    await work(embedded);
-  } finally {
-    await embedded.close();
-  }
-  const database = await createTestDatabase();
-  const postgres = openPostgresDatabase({ url: database.url, max: 2 });
-  try {
-    await migrate(postgres);
-    await work(postgres);
-  } finally {
-    await postgres.close();
-    await database.drop();
-  }
-}
 
 let serial = 0;
 function received(orderingKey: string | null, counterpartyId = 'employer'): NewMessage {
@@ -58,7 +37,7 @@ const applicable = async (db: Database, key: string) => (await db.transaction((t
 
 describe('an older document in validation holds back only the documents of its key as intake read it, on both databases', () => {
   test('the apply queue: another key read goes ahead; the same key, or a key not read, holds it back', async () => {
-    await onBoth(async (db) => {
+    await onBothDatabases(async (db) => {
       const otherKey = received('agreement:A');
       const waiting = received(null);
       await record(db, [{ message: otherKey }, { message: waiting, validatedAs: 'agreement:B' }]);
@@ -85,7 +64,7 @@ describe('an older document in validation holds back only the documents of its k
   });
 
   test('the apply loop reads, of the older documents in validation, those of the round\'s keys and those whose key was not read', async () => {
-    await onBoth(async (db) => {
+    await onBothDatabases(async (db) => {
       const ofA = received('agreement:A');
       const ofB = received('agreement:B');
       const unread = received(null);

@@ -13,6 +13,9 @@ import { pino } from 'pino';
 import { openGateway, type Gateway, type GatewayOptions } from '../../src/app.ts';
 import { parseConfig } from '../../src/config/load-config.ts';
 import type { GatewayConfig } from '../../src/config/config.schema.ts';
+import type { Database } from '../../src/ledger/database.ts';
+import { migrate } from '../../src/ledger/migrate.ts';
+import { openPostgresDatabase } from '../../src/ledger/postgres.database.ts';
 
 export const ADMIN_DATABASE_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -182,4 +185,31 @@ export function normaliseResponse(xml: string): string {
     .replace(/<GatewayMessageId>[^<]*<\/GatewayMessageId>/, '<GatewayMessageId>{{messageId}}</GatewayMessageId>')
     .replace(/<CreatedAt>[^<]*<\/CreatedAt>/, '<CreatedAt>{{createdAt}}</CreatedAt>')
     .replace(/Duplicate of [0-9A-Z]{26}/g, 'Duplicate of {{originalId}}');
+}
+
+/**
+ * Runs `work` on a migrated embedded database (PGlite, in memory) and then on a fresh
+ * PostgreSQL database, each prepared by `prepare` (demo data, say) and closed afterwards.
+ */
+export async function onBothDatabases(work: (db: Database) => Promise<void>, prepare: (db: Database) => Promise<unknown> = async () => undefined): Promise<void> {
+  // Loaded here, as the gateway loads it, so files that never use the embedded database do not.
+  const { openPgliteDatabase } = await import('../../src/ledger/pglite.database.ts');
+  const embedded = await openPgliteDatabase();
+  try {
+    await migrate(embedded);
+    await prepare(embedded);
+    await work(embedded);
+  } finally {
+    await embedded.close();
+  }
+  const database = await createTestDatabase();
+  const postgres = openPostgresDatabase({ url: database.url, max: 2 });
+  try {
+    await migrate(postgres);
+    await prepare(postgres);
+    await work(postgres);
+  } finally {
+    await postgres.close();
+    await database.drop();
+  }
 }
