@@ -93,7 +93,16 @@ test(`two watch processes on one mailbox: one reads at a time, the other takes o
     await waitFor(async () => (await inboxCount(imap)) === 0, 'the INBOX to empty', START_MS);
     const ids = new Set(batch.map((mail) => mail.messageId));
     const replies = () => sink.mails.filter((mail) => ids.has(mail.parsed.inReplyTo ?? ''));
-    await waitFor(() => new Set(replies().map((mail) => mail.parsed.messageId)).size >= MAILS, 'an answer to every document', START_MS);
+    await waitFor(() => new Set(replies().map((mail) => mail.parsed.messageId)).size >= MAILS, 'an answer to every document', START_MS).catch(async (error: unknown) => {
+      // What became of the unanswered ones, and what the processes warned about, so a failure says where a document stopped.
+      const answered = new Set(replies().map((mail) => mail.parsed.inReplyTo));
+      const db = openPostgresDatabase({ url: database.url, max: 1 });
+      const { rows: unanswered } = await db.query(
+        `SELECT external_id, status, error_code, received_at FROM messages WHERE external_id LIKE '<readers-%' ORDER BY received_at`,
+      ).finally(() => db.close());
+      const warnings = processes.flatMap((p, index) => p.output().split('\n').filter((line) => /"level":(40|50|60)/.test(line)).map((line) => `${index}: ${line}`));
+      throw new Error(`${(error as Error).message}\nmessages: ${JSON.stringify(unanswered.filter((row) => !answered.has(String(row.external_id).split('/')[0])))}\nwarnings:\n${warnings.join('\n')}`);
+    });
     await sleep(1500); // a second answer would have been delivered by now
     process.stdout.write(`# ${MAILS} mails: the holder took ${taken(holder)} before its kill, the standby took the lease ${takeover} ms after it and took ${taken(standby)}\n`);
 
