@@ -106,6 +106,17 @@ export class DocumentStore {
     return locations;
   }
 
+  /** The archive file a location is a member of (`archive/<name>.gz`), or undefined for a document's own file. */
+  static archiveOf(location: string): string | undefined {
+    return ARCHIVE_MEMBER.exec(location)?.[1];
+  }
+
+  /** Removes an archive file none of whose members is referred to any more (a file already gone is no error). */
+  async removeArchive(file: string): Promise<void> {
+    if (!ARCHIVE_MEMBER.test(`${file}@0+0`)) throw new GatewayError('INTERNAL_ERROR', `${file} is not an archive file.`);
+    await rm(this.#inside(file), { force: true });
+  }
+
   async #write(messageId: string, receivedAt: Date, source: NodeJS.ReadableStream): Promise<StoredDocument> {
     const folder = join(this.#root, receivedAt.toISOString().slice(0, 10));
     const target = join(folder, `${messageId}.xml`);
