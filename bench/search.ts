@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../src/config/load-config.ts';
 import { buildIsCurrent } from '../bin/build-state.js';
-import { archiveMessageBytes } from '../src/calendar/message-retention.job.ts';
+import { runRetention } from '../src/calendar/message-retention.job.ts';
 import { stockholmDate } from '../src/core/calendar-date.ts';
 import { openPostgresDatabase } from '../src/ledger/postgres.database.ts';
 import { DocumentStore } from '../src/ledger/messages/document-store.ts';
@@ -185,9 +185,9 @@ await runBenchmark('search', async (resources) => {
       await mkdir(join(resources.temp, 'documents'), { recursive: true });
       const now = new Date();
       const retentionStarted = performance.now();
-      const run = await db.transaction((tx) => archiveMessageBytes(tx, { store, keepBytesDays: 180, maxPerRun: settings.retentionMax }, `bench-${stockholmDate(now)}`, now));
+      const run = await db.transaction((tx) => runRetention(tx, { store, keepBytesDays: 180, maskAfterDays: 180, maxPerRun: settings.retentionMax }, `bench-${stockholmDate(now)}`, now));
       const seconds = (performance.now() - retentionStarted) / 1000;
-      log(`message retention on a store of ${settings.messages} messages: one run moved ${run.archived} documents' bytes (${(run.bytes / 1048576).toFixed(1)} MB) into ${run.archiveFiles} archive files in ${seconds.toFixed(1)} s (${Math.round(run.archived / seconds)} documents/s), up to seq ${run.lastSeq}`);
+      log(`message retention on a store of ${settings.messages} messages: one run moved ${run.archived} documents' bytes (${(run.bytes / 1048576).toFixed(1)} MB) and ${run.responses} responses into ${run.archiveFiles} archive files, then masked the personal identity numbers of ${run.masked} documents in ${run.maskedFiles} files, in ${seconds.toFixed(1)} s (${Math.round(run.archived / seconds)} messages/s), up to seq ${run.lastSeq}`);
     } finally {
       await db.close();
     }

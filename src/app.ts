@@ -226,7 +226,7 @@ export async function openGateway(configured: Readonly<GatewayConfig>, options: 
           invoiceSpecifications: invoiceSpecificationDepsFrom(config, deps.scheduler, log),
           custodianSwitchStallBankingDays: config.custodianSwitches.stallBankingDays,
           retention: {
-            store: deps.documents, keepBytesDays: config.retention.keepBytesDays, maxPerRun: config.retention.maxPerRun,
+            store: deps.documents, keepBytesDays: config.retention.keepBytesDays, maskAfterDays: config.retention.maskAfterDays, maxPerRun: config.retention.maxPerRun,
             counterpartyFolders: folderList.map((folder) => folder.folder), log,
           },
           ...(config.accountOwnership ? { accountOwnership: accountOwnershipFrom(config.accountOwnership) } : {}),

@@ -123,7 +123,7 @@ export async function runSubmit(options: GlobalOptions, file: string, submit: Su
       channel: 'cli', counterpartyId: submit.from, externalId: newSubmissionKey(), receivedAt: new Date(), content, metadata: { fileName: name },
     });
     const message = await getMessage(gateway.deps.db, receipt.messageId);
-    const response = await getResponse(gateway.deps.db, receipt.messageId);
+    const response = await getResponse(gateway.deps.db, receipt.messageId, gateway.deps.documents);
     finishSubmit(submit, receipt, message, response?.body);
   } finally {
     if (workFile) await settleSubmissionWorkFile(workFile, receipt);
@@ -206,7 +206,7 @@ export async function runMessagesShow(options: GlobalOptions, id: string, show: 
 }
 
 export async function runMessagesResponse(options: GlobalOptions, id: string): Promise<void> {
-  const body = await readStore(options, async (gateway) => (await getResponse(gateway.deps.db, id))?.body, (client) => client.response(id));
+  const body = await readStore(options, async (gateway) => (await getResponse(gateway.deps.db, id, gateway.deps.documents))?.body, (client) => client.response(id));
   if (!body) throw new GatewayError('MESSAGE_NOT_FOUND', `${id} has no response`);
   process.stdout.write(body);
 }

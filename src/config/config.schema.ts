@@ -418,9 +418,14 @@ export const configSchema = z.strictObject({
   retention: z.strictObject({
     /** A finished message's bytes move to a compressed archive file of the document store this many days after it was received; the counterparties' archive folders are kept as long. Default 730 (two years). */
     keepBytesDays: z.number().int().min(1).default(730),
-    /** At most this many documents a night (the rest the next night). Default 200 000. */
+    /** The personal identity numbers in archived documents and responses are masked to the date of birth this many days after they were received (at least keepBytesDays). Default 3650 (ten years). */
+    maskAfterDays: z.number().int().min(1).default(3650),
+    /** At most this many messages archived, and this many documents masked, a night (the rest the next night). Default 200 000. */
     maxPerRun: z.number().int().min(1).default(200_000),
-  }).prefault({}),
+  }).prefault({}).refine((retention) => retention.maskAfterDays >= retention.keepBytesDays, {
+    message: 'retention.maskAfterDays must be at least retention.keepBytesDays: documents are masked in the archive',
+    path: ['maskAfterDays'],
+  }),
   /** Custodian switches (docs/custodian-switch.md). */
   custodianSwitches: z.strictObject({
     /** An open switch with no step for more than this many banking days is flagged on the console overview and mailed to operations. Default 10. */

@@ -46,6 +46,7 @@ import * as invoiceSpecifications from './migrations/0045-invoice-specifications
 import * as transferLeaflets from './migrations/0046-transfer-leaflets.ts';
 import * as custodianSwitches from './migrations/0047-custodian-switches.ts';
 import * as messageRetention from './migrations/0048-message-retention.ts';
+import * as archivedResponsesAndMasking from './migrations/0049-archived-responses-and-masking.ts';
 
 export interface Migration {
   readonly version: number;
@@ -102,6 +103,7 @@ export const MIGRATIONS: readonly Migration[] = [
   transferLeaflets,
   custodianSwitches,
   messageRetention,
+  archivedResponsesAndMasking,
 ];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../core/gateway-error.ts';
 import { CATALOGUE_NAMESPACE } from '../../messages/catalogue-namespace.ts';
 import { getResponse } from '../../ledger/messages/responses.repository.ts';
+import type { DocumentStore } from '../../ledger/messages/document-store.ts';
 import { findMessageByTxId, recordSsekTransaction } from '../../ledger/messages/ssek-transactions.repository.ts';
 import type { Database } from '../../ledger/database.ts';
 import type { KnownParties } from '../../ledger/plan/insurance-view.repository.ts';
@@ -30,6 +31,8 @@ import { verifyRequestSignatureOffThread } from './ws-security-thread.ts';
  */
 export interface SsekEndpointOptions {
   readonly db: Database;
+  /** Where a response archived by retention is read back from (a TxId asked for again years later). */
+  readonly documents: Pick<DocumentStore, 'read'>;
   readonly intake: IntakePort;
   readonly directory: SsekDirectory;
   readonly clock: () => Date;
@@ -124,7 +127,7 @@ async function answerDirectQueryRequest(options: SsekEndpointOptions, party: Sse
 async function answerFor(options: SsekEndpointOptions, messageId: string, txId: string, flow: SsekFlow, waitMs: number): Promise<string> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const response = await getResponse(options.db, messageId);
+    const response = await getResponse(options.db, messageId, options.documents);
     if (response) return response.body;
     if (Date.now() >= deadline) return writeReceipt({ messageId, txId, flow });
     await new Promise((resolve) => setTimeout(resolve, Math.min(options.pollMs ?? 25, Math.max(1, deadline - Date.now()))));

@@ -1,6 +1,8 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, isGatewayError } from '../../core/gateway-error.ts';
-import { getRawDocument, listDuplicatesOf } from '../../ledger/messages/console-messages.repository.ts';
+import { getRawDocument, listDuplicatesOf, type RawDocument } from '../../ledger/messages/console-messages.repository.ts';
+import { DocumentStore } from '../../ledger/messages/document-store.ts';
 import { listDocumentKeys } from '../../ledger/messages/document-keys.repository.ts';
 import { listLedgerChanges, type LedgerTableChanges } from '../../ledger/messages/ledger-changes.repository.ts';
 import { getMessage, listEvents, type StoredMessage } from '../../ledger/messages/messages.repository.ts';
@@ -39,13 +41,15 @@ export function registerMessageDetailPage(app: FastifyInstance, options: HttpSer
   app.get<{ Params: { id: string } }>('/console/messages/:id/raw', async (request, reply) => {
     const message = await findMessage(options, request.params.id);
     const raw = await getRawDocument(deps.db, message.id);
-    if (!raw?.raw) throw new GatewayError('MESSAGE_NOT_FOUND', `${message.id} is kept in the document store (${raw?.rawLocation ?? 'no location'}); read it there.`);
+    if (!raw || (!raw.raw && !raw.rawLocation)) throw new GatewayError('MESSAGE_NOT_FOUND', `${message.id} has no bytes recorded.`);
     const fileName = typeof raw.metadata.fileName === 'string' ? raw.metadata.fileName : message.externalId;
-    return reply.type('application/octet-stream').header('content-disposition', `attachment; filename="${downloadName(fileName, message.id)}"`).send(Buffer.from(raw.raw));
+    // A large report or an archived document is streamed from the document store.
+    const bytes = raw.raw ? Buffer.from(raw.raw) : Readable.from(deps.documents.read(raw.rawLocation!));
+    return reply.type('application/octet-stream').header('content-disposition', `attachment; filename="${downloadName(fileName, message.id)}"`).send(bytes);
   });
 
   app.get<{ Params: { id: string } }>('/console/messages/:id/response', async (request, reply) => {
-    const response = await getResponse(deps.db, request.params.id);
+    const response = await getResponse(deps.db, request.params.id, deps.documents);
     if (!response) throw new GatewayError('MESSAGE_NOT_FOUND', `${request.params.id} has no response yet.`);
     return reply.type('application/xml; charset=utf-8').header('content-disposition', `attachment; filename="${downloadName(response.fileName, request.params.id)}"`).send(response.body);
   });
@@ -83,10 +87,11 @@ async function detailPage(
   notices: { errors?: readonly string[]; done?: readonly string[] },
 ): Promise<FastifyReply> {
   const { db } = options.deps;
-  const [current, keys, raw, response, events, deliveries, duplicates, ledger] = await Promise.all([
-    getMessage(db, message.id), listDocumentKeys(db, message.id), getRawDocument(db, message.id), getResponse(db, message.id),
+  const [current, keys, stored, response, events, deliveries, duplicates, ledger] = await Promise.all([
+    getMessage(db, message.id), listDocumentKeys(db, message.id), getRawDocument(db, message.id), getResponse(db, message.id, options.deps.documents),
     listEvents(db, message.id), listDeliveries(db, message.id), listDuplicatesOf(db, message.id), listLedgerChanges(db, message.id, LEDGER_ROWS_SHOWN),
   ]);
+  const raw = stored && await withArchivedBytes(options, stored);
   const shown = current ?? message;
   const staff = request.staff!;
   const body = html`${notice('error', notices.errors ?? [])}${notice('done', notices.done ?? [])}
@@ -104,8 +109,8 @@ ${shown.status === 'dead' && staff.role === 'operator' ? replayForm(shown.id, st
 ${keys.length === 0 ? html`<p>No document keys recorded (not applied, or applied before the console existed).</p>`
     : html`<table id="keys"><tr><th>Kind</th><th>Value</th></tr>${keys.map((key) => html`<tr><td>${key.kind}</td><td>${key.kind === 'insurance' ? insuranceLink(key.value) : key.value}</td></tr>`)}</table>`}
 <h2>Document as received</h2>
-${raw?.raw ? html`<p><a id="download-raw" href="/console/messages/${shown.id}/raw">Download as received</a></p>
-<pre id="raw">${highlightXml(prettyPrintXml(rawText(raw.raw)))}</pre>` : html`<p>Kept in the document store: ${raw?.rawLocation ?? ''}</p>`}
+${raw?.raw ? html`<p><a id="download-raw" href="/console/messages/${shown.id}/raw">Download as received</a>${archiveNote(raw)}</p>
+<pre id="raw">${highlightXml(prettyPrintXml(rawText(raw.raw)))}</pre>` : html`<p>Kept in the document store: ${raw?.rawLocation ?? ''} · <a id="download-raw" href="/console/messages/${shown.id}/raw">Download as received</a></p>`}
 <h2>Response</h2>
 ${response ? html`<p>${response.documentType}, ${response.fileName}, created ${formatTime(response.createdAt)}${response.deliveredAt ? `, delivered ${formatTime(response.deliveredAt)}` : ', not delivered yet'}
  · <a id="download-response" href="/console/messages/${shown.id}/response">Download</a></p>
@@ -150,6 +155,25 @@ function row(label: string, value: string): Html {
 }
 
 /** The received bytes as text for the page (shown escaped; the first megabyte of a large one). */
+/**
+ * An archived document (retention moved its bytes to an archive file of the document
+ * store) is read back to be shown like one in its row; a large report stays in the
+ * store, downloadable.
+ */
+async function withArchivedBytes(options: HttpServerOptions, stored: RawDocument): Promise<RawDocument> {
+  if (stored.raw || !stored.rawLocation || !DocumentStore.archiveOf(stored.rawLocation)) return stored;
+  const parts: Buffer[] = [];
+  for await (const chunk of options.deps.documents.read(stored.rawLocation)) parts.push(Buffer.from(chunk));
+  return { ...stored, raw: Buffer.concat(parts) };
+}
+
+function archiveNote(raw: RawDocument): Html | string {
+  if (!raw.rawLocation) return '';
+  return raw.maskedAt
+    ? html` · from the archive, personal identity numbers masked ${formatTime(raw.maskedAt)}`
+    : html` · from the archive`;
+}
+
 function rawText(raw: Uint8Array): string {
   const text = new TextDecoder('utf-8', { fatal: false }).decode(raw.subarray(0, MAX_SHOWN_BYTES));
   return raw.length > MAX_SHOWN_BYTES ? `${text}\n… (${raw.length - MAX_SHOWN_BYTES} more bytes: download the document)` : text;

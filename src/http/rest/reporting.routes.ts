@@ -90,7 +90,7 @@ export async function registerReportingRoutes(app: FastifyInstance, options: Rep
 async function answer(reply: FastifyReply, deps: PipelineDeps, messageId: string, path: string, waitMs: number) {
   const until = Date.now() + waitMs;
   for (;;) {
-    const response = await getResponse(deps.db, messageId);
+    const response = await getResponse(deps.db, messageId, deps.documents);
     if (response) return reply.code(200).type('application/xml').header('x-gateway-message-id', messageId).send(response.body);
     if (Date.now() >= until) break;
     await new Promise((done) => setTimeout(done, 100));

@@ -38,7 +38,7 @@ const ENVELOPE_ALLOWANCE = 256 * 1024;
 export async function registerSsekRoutes(app: FastifyInstance, options: SsekRouteOptions): Promise<void> {
   const { config, deps } = options;
   const endpoint = {
-    db: deps.db, intake: options.intake, directory: options.directory, clock: deps.clock,
+    db: deps.db, documents: deps.documents, intake: options.intake, directory: options.directory, clock: deps.clock,
     maxXmlDepth: config.limits.maxXmlDepth, syncWaitMs: config.ssek.syncWaitMs,
     directQuery: {
       advisorFirms: new Map(config.counterparties.filter((c) => c.role === 'advisor-firm').map((c) => [c.id, c.organisationNumber])),

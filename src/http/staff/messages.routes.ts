@@ -61,13 +61,13 @@ export async function registerMessageRoutes(app: FastifyInstance, options: HttpS
     const message = await getMessage(deps.db, request.params.id);
     if (!message) throw new GatewayError('MESSAGE_NOT_FOUND', request.params.id);
     const [events, response, deliveries] = await Promise.all([
-      listEvents(deps.db, message.id), getResponse(deps.db, message.id), listDeliveries(deps.db, message.id),
+      listEvents(deps.db, message.id), getResponse(deps.db, message.id, deps.documents), listDeliveries(deps.db, message.id),
     ]);
     return { message, events, response: response ? { ...response, body: undefined } : null, deliveries };
   });
 
   app.get<{ Params: { id: string } }>('/api/messages/:id/response', async (request, reply) => {
-    const response = await getResponse(deps.db, request.params.id);
+    const response = await getResponse(deps.db, request.params.id, deps.documents);
     if (!response) throw new GatewayError('MESSAGE_NOT_FOUND', `${request.params.id} has no response yet`);
     return reply.type('application/xml; charset=utf-8').header('content-disposition', `attachment; filename="${response.fileName}"`).send(response.body);
   });

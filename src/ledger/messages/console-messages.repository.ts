@@ -128,14 +128,24 @@ export async function countDeadMessages(sql: Sql): Promise<number> {
   return Number(rows[0]?.count ?? 0);
 }
 
-/** The raw bytes of a message as received (null when kept in the document store), and its metadata. */
-export async function getRawDocument(sql: Sql, id: string): Promise<{ raw: Uint8Array | null; rawLocation: string | null; metadata: Record<string, unknown> } | undefined> {
-  const { rows } = await sql.query<{ raw: Uint8Array | null; raw_location: string | null; metadata: Record<string, unknown> }>(
-    'SELECT raw, raw_location, metadata FROM messages WHERE id = $1',
+/** A message's raw bytes as received (null when kept in the document store), where the store keeps them, and its metadata. */
+export interface RawDocument {
+  readonly raw: Uint8Array | null;
+  readonly rawLocation: string | null;
+  /** When its archive file's personal identity numbers were masked (retention), if they were. */
+  readonly maskedAt: Date | null;
+  readonly metadata: Record<string, unknown>;
+}
+
+export async function getRawDocument(sql: Sql, id: string): Promise<RawDocument | undefined> {
+  const { rows } = await sql.query<{ raw: Uint8Array | null; raw_location: string | null; masked_at: Date | string | null; metadata: Record<string, unknown> }>(
+    `SELECT m.raw, m.raw_location, a.masked_at, m.metadata
+       FROM messages m LEFT JOIN message_archive_files a ON a.file = split_part(m.raw_location, '@', 1)
+      WHERE m.id = $1`,
     [id],
   );
   const row = rows[0];
-  return row ? { raw: row.raw, rawLocation: row.raw_location, metadata: row.metadata } : undefined;
+  return row ? { raw: row.raw, rawLocation: row.raw_location, maskedAt: row.masked_at === null ? null : new Date(row.masked_at), metadata: row.metadata } : undefined;
 }
 
 /** The messages recorded as duplicates of this one. */

@@ -1,4 +1,5 @@
 import type { Sql } from '../database.ts';
+import type { DocumentStore } from './document-store.ts';
 
 /** Response documents and their delivery attempts. */
 export interface StoredResponse {
@@ -30,13 +31,24 @@ export async function insertResponse(
   );
 }
 
-export async function getResponse(sql: Sql, messageId: string): Promise<StoredResponse | undefined> {
-  const { rows } = await sql.query<ResponseRow>(
-    'SELECT message_id, document_type, file_name, body, created_at, delivered_at FROM responses WHERE message_id = $1',
+/**
+ * A message's response. One archived by retention (its body in an archive file of the
+ * document store, `body_location`) is read back from the store.
+ */
+export async function getResponse(sql: Sql, messageId: string, store: Pick<DocumentStore, 'read'>): Promise<StoredResponse | undefined> {
+  const { rows } = await sql.query<Omit<ResponseRow, 'body'> & { body: string | null; body_location: string | null }>(
+    'SELECT message_id, document_type, file_name, body, body_location, created_at, delivered_at FROM responses WHERE message_id = $1',
     [messageId],
   );
   const row = rows[0];
-  return row ? toResponse(row) : undefined;
+  if (!row) return undefined;
+  return toResponse({ ...row, body: row.body ?? await readArchivedBody(store, row.body_location!) });
+}
+
+async function readArchivedBody(store: Pick<DocumentStore, 'read'>, location: string): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const chunk of store.read(location)) parts.push(Buffer.from(chunk));
+  return Buffer.concat(parts).toString('utf8');
 }
 
 function toResponse(row: ResponseRow): StoredResponse {
@@ -75,10 +87,12 @@ export async function getPendingDeliveries(
        FROM responses r JOIN messages m ON m.id = r.message_id WHERE r.message_id = ANY($1::text[])`,
     [messageIds, [...knownBodies.keys()]],
   );
-  return new Map(rows.map((row) => {
+  return new Map(rows.flatMap((row): [string, PendingDelivery][] => {
     const body = row.body ?? knownBodies.get(row.message_id);
+    // Delivered long ago, its body archived by retention: nothing to deliver.
+    if (body === undefined && row.delivered_at !== null) return [];
     if (body === undefined) throw new Error(`the response of ${row.message_id} was neither read nor known`);
-    return [row.message_id, { response: toResponse({ ...row, body }), counterpartyId: row.counterparty_id, channel: row.channel, requestMetadata: row.metadata }];
+    return [[row.message_id, { response: toResponse({ ...row, body }), counterpartyId: row.counterparty_id, channel: row.channel, requestMetadata: row.metadata }]];
   }));
 }
 
