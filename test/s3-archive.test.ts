@@ -21,7 +21,7 @@ import type { Database } from '../src/ledger/database.ts';
 import { DocumentStore } from '../src/ledger/messages/document-store.ts';
 import { insertReceivedMessages, markDead, type NewMessage } from '../src/ledger/messages/messages.repository.ts';
 import { S3ArchiveBucket, type S3ArchiveSettings } from '../src/ledger/messages/s3-archive-bucket.ts';
-import { FIXED_NOW, onBothDatabases } from './support/harness.ts';
+import { FIXED_NOW, onBothDatabases, startTestGateway } from './support/harness.ts';
 import { startS3Server, type S3Server } from './support/s3-server.ts';
 
 let server: S3Server;
@@ -131,6 +131,21 @@ describe('archive files in an S3-compatible bucket', () => {
     });
     await assert.rejects(objectBytes('depot-gateway/archive/2026-11-22-99.gz'), /NoSuchKey|does not exist/);
   });
+});
+
+test('a gateway configured with retention.archive.s3 keeps its archive files in the bucket', async () => {
+  const { endpoint, region, bucket, accessKeyId, secretAccessKey } = server;
+  const gateway = await startTestGateway({
+    embedded: true, roles: [], inline: true,
+    settings: { retention: { archive: { s3: { endpoint, region, bucket, accessKeyId, secretAccessKey, prefix: 'gateway/', forcePathStyle: true } } } },
+  });
+  try {
+    const locations = await gateway.deps.documents.archive('2026-11-22-1', documents.slice(0, 1));
+    assert.match(locations.get('m-1')!, /^s3:archive\/2026-11-22-1\.gz@0\+\d+$/);
+    assert.deepEqual(gunzipSync(await objectBytes('gateway/archive/2026-11-22-1.gz')), documents[0]!.bytes);
+  } finally {
+    await gateway.destroy();
+  }
 });
 
 let serial = 0;
