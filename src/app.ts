@@ -177,13 +177,17 @@ export async function openGateway(configured: Readonly<GatewayConfig>, options: 
         'a validation grew libxml2\'s memory past limits.validationMemoryGrowthMb: the validation thread was replaced to give it back',
       );
     });
+    // The SDK is loaded only for a gateway whose archive is in an object store.
+    const s3Archive = config.retention.archive.s3;
+    const archiveBucket = s3Archive ? new (await import('./ledger/messages/s3-archive-bucket.ts')).S3ArchiveBucket(s3Archive) : undefined;
+    if (archiveBucket) closers.push(() => archiveBucket.close());
     const deps: PipelineDeps = {
       db,
       catalogue,
       schemas,
       counterparties,
       limits: config.limits,
-      documents: new DocumentStore(join(dataDir, 'documents')),
+      documents: new DocumentStore(join(dataDir, 'documents'), { archiveBucket }),
       reportValidator: schemas,
       rules: config.rules,
       insurerOrganisationNumber: config.ssek.organisationNumber,

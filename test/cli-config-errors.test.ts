@@ -13,7 +13,7 @@ import { runCliToEnd } from './support/processes.ts';
 
 /** The variables that override the file, emptied so the test's own environment changes nothing. */
 const NO_OVERRIDES = Object.fromEntries(
-  ['PORT', 'HOST', 'METRICS_PORT', 'DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'QUEUE_PREFIX', 'LOG_LEVEL', 'LOG_FORMAT', 'TRUST_PROXY', 'DEPOT_GATEWAY_CONFIG', 'DEBUG'].map((name) => [name, '']),
+  ['PORT', 'HOST', 'METRICS_PORT', 'DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'QUEUE_PREFIX', 'LOG_LEVEL', 'LOG_FORMAT', 'TRUST_PROXY', 'ARCHIVE_S3_ACCESS_KEY_ID', 'ARCHIVE_S3_SECRET_ACCESS_KEY', 'DEPOT_GATEWAY_CONFIG', 'DEBUG'].map((name) => [name, '']),
 );
 
 test('start with a configuration holding every kind of mistake names them all in one run and exits 2', async () => {

@@ -422,6 +422,26 @@ export const configSchema = z.strictObject({
     maskAfterDays: z.number().int().min(1).default(3650),
     /** At most this many messages archived, and this many documents masked, a night (the rest the next night). Default 200 000. */
     maxPerRun: z.number().int().min(1).default(200_000),
+    /** Where the archive files go. Without `s3`, `<dataDir>/documents/archive`. */
+    archive: z.strictObject({
+      /**
+       * An S3-compatible bucket: each archive file one object, `<prefix>archive/<day>-<seq>.gz`.
+       * Files archived to the data folder before stay there and are still read. The keys
+       * may come from ARCHIVE_S3_ACCESS_KEY_ID and ARCHIVE_S3_SECRET_ACCESS_KEY instead.
+       */
+      s3: z.strictObject({
+        /** The store's address (https://s3.example.internal:9000); without it, AWS's for the region. */
+        endpoint: z.url({ protocol: /^https?$/, error: 'an http:// or https:// address' }).optional(),
+        region: z.string().min(1),
+        bucket: z.string().min(1),
+        /** Put before every key; empty for none. Default `depot-gateway/`. */
+        prefix: z.string().default('depot-gateway/'),
+        accessKeyId: z.string().min(1),
+        secretAccessKey: z.string().min(1),
+        /** `<endpoint>/<bucket>/<key>` instead of `<bucket>.<endpoint>/<key>` (most stores other than AWS). Default false. */
+        forcePathStyle: z.boolean().default(false),
+      }).optional(),
+    }).prefault({}),
   }).prefault({}).refine((retention) => retention.maskAfterDays >= retention.keepBytesDays, {
     message: 'retention.maskAfterDays must be at least retention.keepBytesDays: documents are masked in the archive',
     path: ['maskAfterDays'],

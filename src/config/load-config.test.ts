@@ -162,3 +162,30 @@ test('a file a setting names must hold what the setting says: a certificate, the
     await certificates.remove();
   }
 });
+
+test('the retention archive goes to an S3 bucket when retention.archive.s3 is set; its keys may come from the environment instead of the file', () => {
+  assert.equal(parseConfig({}).retention.archive.s3, undefined, 'without it the archive stays in the data folder');
+  const folder = mkdtempSync(join(tmpdir(), 'dg-config-s3-'));
+  try {
+    const file = join(folder, 'gateway.yaml');
+    writeFileSync(file, stringifyYaml({ retention: { archive: { s3: { region: 'eu-north-1', bucket: 'insurer-archive' } } } }));
+    const env = { ARCHIVE_S3_ACCESS_KEY_ID: 'AKIAEXAMPLE', ARCHIVE_S3_SECRET_ACCESS_KEY: 'secret-from-the-environment' };
+    assert.deepEqual(loadConfig({ file, env }).retention.archive.s3, {
+      region: 'eu-north-1', bucket: 'insurer-archive', prefix: 'depot-gateway/', forcePathStyle: false,
+      accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret-from-the-environment',
+    });
+    assert.throws(() => loadConfig({ file, env: {} }), (error: Error) => {
+      assert.match(error.message, /retention\.archive\.s3\.accessKeyId: required/);
+      assert.match(error.message, /retention\.archive\.s3\.secretAccessKey: required/);
+      return true;
+    });
+    writeFileSync(file, stringifyYaml({}));
+    assert.throws(() => loadConfig({ file, env }), /retention\.archive\.s3\.bucket: required/, 'keys alone do not make a bucket');
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+  assert.throws(
+    () => parseConfig({ retention: { archive: { s3: { region: 'eu-north-1', bucket: 'b', accessKeyId: 'a', secretAccessKey: 's', endpoint: 'ftp://store' } } } }),
+    /retention\.archive\.s3\.endpoint: an http:\/\/ or https:\/\/ address/,
+  );
+});

@@ -28,6 +28,9 @@ const ENVIRONMENT: Record<string, string> = {
   LOG_LEVEL: 'logLevel',
   LOG_FORMAT: 'logFormat',
   TRUST_PROXY: 'trustProxy',
+  // Secrets of nested settings, to keep them out of the file.
+  ARCHIVE_S3_ACCESS_KEY_ID: 'retention.archive.s3.accessKeyId',
+  ARCHIVE_S3_SECRET_ACCESS_KEY: 'retention.archive.s3.secretAccessKey',
 };
 
 export interface LoadConfigOptions {
@@ -48,9 +51,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Readonly<GatewayCon
   const env = options.env ?? process.env;
   const file = chooseConfigFile(options, env);
   const raw = readConfigFile(file);
-  for (const [variable, key] of Object.entries(ENVIRONMENT)) {
+  for (const [variable, path] of Object.entries(ENVIRONMENT)) {
     const value = env[variable];
-    if (value !== undefined && value !== '') raw[key] = value;
+    if (value !== undefined && value !== '') setSetting(raw, path.split('.'), value);
   }
   Object.assign(raw, options.overrides);
   return parseConfig(raw, file, { checkFiles: true });
@@ -101,6 +104,18 @@ function readConfigFile(file: string): Record<string, unknown> {
   } catch (error) {
     throw new GatewayError('CONFIG_INVALID', `${file}: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** Sets a setting by its path, making the mappings above it that the file does not have (one that is not a mapping is left for the schema to name). */
+function setSetting(raw: Record<string, unknown>, path: readonly string[], value: string): void {
+  const [key, ...rest] = path;
+  if (rest.length === 0) {
+    raw[key!] = value;
+    return;
+  }
+  raw[key!] ??= {};
+  const inner = raw[key!];
+  if (typeof inner === 'object' && inner !== null && !Array.isArray(inner)) setSetting(inner as Record<string, unknown>, rest, value);
 }
 
 function deepFreeze<T>(value: T): T {

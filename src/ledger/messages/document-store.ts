@@ -3,9 +3,10 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { Readable, Transform } from 'node:stream';
+import { Readable, Transform, pipeline as pipe } from 'node:stream';
 import { createGunzip, gzipSync } from 'node:zlib';
 import { GatewayError } from '../../core/gateway-error.ts';
+import type { ArchiveBucket } from './archive-bucket.ts';
 
 /**
  * The document store: received documents too large for a database row — a custodian's
@@ -16,6 +17,11 @@ import { GatewayError } from '../../core/gateway-error.ts';
  * Invariant: a document is in the store, complete and fsynced under its final name,
  * before intake records its message; the sender is acknowledged only after that.
  * Files are written once and never changed.
+ *
+ * Archive files (message retention) are kept in the data folder too, or, given an
+ * `archiveBucket`, as objects of an object store; a location in the bucket starts with
+ * `s3:`, so what was archived to the data folder before a bucket was configured is
+ * still read from there.
  */
 export interface StoredDocument {
   readonly location: string;
@@ -33,14 +39,25 @@ export interface StoredDocument {
  */
 export const READ_CHUNK_BYTES = 32 * 1024;
 
-/** A document kept in an archive file: `archive/<name>.gz@<offset>+<length>` (its gzip member). */
-const ARCHIVE_MEMBER = /^(archive\/[^@]+\.gz)@(\d+)\+(\d+)$/;
+/**
+ * A document kept in an archive file: `archive/<name>.gz@<offset>+<length>` (its gzip
+ * member), `s3:archive/<name>.gz@…` when the file is an object of the archive bucket.
+ */
+const ARCHIVE_MEMBER = /^((s3:)?(archive\/[^@]+\.gz))@(\d+)\+(\d+)$/;
+const IN_BUCKET = 's3:';
+
+export interface DocumentStoreOptions {
+  /** Where new archive files go; without it, `<root>/archive`. */
+  readonly archiveBucket?: ArchiveBucket | undefined;
+}
 
 export class DocumentStore {
   readonly #root: string;
+  readonly #bucket: ArchiveBucket | undefined;
 
-  constructor(root: string) {
+  constructor(root: string, options: DocumentStoreOptions = {}) {
     this.#root = resolve(root);
+    this.#bucket = options.archiveBucket;
   }
 
   /** Copies a file into the store, hashing it on the way; the source is left where it is. */
@@ -57,31 +74,37 @@ export class DocumentStore {
   read(location: string): AsyncIterable<Uint8Array> {
     const member = ARCHIVE_MEMBER.exec(location);
     if (!member) return createReadStream(this.#inside(location), { highWaterMark: READ_CHUNK_BYTES });
-    const [, file, offset, length] = member;
+    const [, file, inBucket, key, offset, length] = member;
     const start = Number(offset);
-    const compressed = createReadStream(this.#inside(file!), { start, end: start + Number(length) - 1, highWaterMark: READ_CHUNK_BYTES });
-    return compressed.pipe(createGunzip({ chunkSize: READ_CHUNK_BYTES }));
+    if (inBucket) return gunzipped(this.#archiveBucket(file!).readRange(key!, start, Number(length)), file!);
+    return gunzipped(createReadStream(this.#inside(file!), { start, end: start + Number(length) - 1, highWaterMark: READ_CHUNK_BYTES }), file!);
   }
 
   /**
    * Keeps documents' bytes in one archive file, `archive/<name>.gz`: each document one
    * gzip member, one after the other, so the file is an ordinary gzip file (`zcat`
    * prints every document) and each document is read back alone from its offset. The
-   * file is fsynced under its final name before the locations are returned; `name`
-   * must be new (a rerun of a run that did not commit writes the same name again).
+   * file is fsynced under its final name (or, with an archive bucket, stored by one
+   * PUT) before the locations are returned; `name` must be new (a rerun of a run that
+   * did not commit writes the same name again).
    */
   async archive(name: string, documents: readonly { readonly messageId: string; readonly bytes: Uint8Array }[]): Promise<Map<string, string>> {
-    const relativeFile = join('archive', `${name}.gz`);
-    const target = this.#inside(relativeFile);
+    const relativeFile = `archive/${name}.gz`;
+    const file = this.#bucket ? `${IN_BUCKET}${relativeFile}` : relativeFile;
     const locations = new Map<string, string>();
     const members: Buffer[] = [];
     let offset = 0;
     for (const { messageId, bytes } of documents) {
       const member = gzipSync(bytes);
       members.push(member);
-      locations.set(messageId, `${relativeFile}@${offset}+${member.byteLength}`);
+      locations.set(messageId, `${file}@${offset}+${member.byteLength}`);
       offset += member.byteLength;
     }
+    if (this.#bucket) {
+      await this.#bucket.put(relativeFile, members);
+      return locations;
+    }
+    const target = this.#inside(relativeFile);
     const temporary = `${target}.tmp`;
     try {
       await mkdir(join(this.#root, 'archive'), { recursive: true, mode: 0o700 });
@@ -106,15 +129,20 @@ export class DocumentStore {
     return locations;
   }
 
-  /** The archive file a location is a member of (`archive/<name>.gz`), or undefined for a document's own file. */
+  /**
+   * The archive file a location is a member of (`archive/<name>.gz`, or
+   * `s3:archive/<name>.gz` in the archive bucket), or undefined for a document's own file.
+   */
   static archiveOf(location: string): string | undefined {
     return ARCHIVE_MEMBER.exec(location)?.[1];
   }
 
   /** Removes an archive file none of whose members is referred to any more (a file already gone is no error). */
   async removeArchive(file: string): Promise<void> {
-    if (!ARCHIVE_MEMBER.test(`${file}@0+0`)) throw new GatewayError('INTERNAL_ERROR', `${file} is not an archive file.`);
-    await rm(this.#inside(file), { force: true });
+    const [, , inBucket, key] = ARCHIVE_MEMBER.exec(`${file}@0+0`) ?? [];
+    if (!key) throw new GatewayError('INTERNAL_ERROR', `${file} is not an archive file.`);
+    if (inBucket) await this.#archiveBucket(file).remove(key);
+    else await rm(this.#inside(file), { force: true });
   }
 
   async #write(messageId: string, receivedAt: Date, source: NodeJS.ReadableStream): Promise<StoredDocument> {
@@ -148,10 +176,32 @@ export class DocumentStore {
     return { location: relative(this.#root, target), sha256: hash.digest('hex'), sizeBytes };
   }
 
+  /** The bucket that holds an `s3:` archive file: one archived there cannot be read once the setting is gone. */
+  #archiveBucket(file: string): ArchiveBucket {
+    if (this.#bucket) return this.#bucket;
+    throw new GatewayError('INTERNAL_ERROR', `${file} is in the archive bucket, and retention.archive.s3 is not configured.`);
+  }
+
   /** A location is relative to the store; anything that climbs out of it is refused. */
   #inside(location: string): string {
     const path = resolve(this.#root, location);
     if (!path.startsWith(this.#root + sep)) throw new GatewayError('INTERNAL_ERROR', `Document location ${location} is outside the store.`);
     return path;
+  }
+}
+
+/**
+ * An archived document: its gzip member, inflated, in chunks of at most
+ * READ_CHUNK_BYTES. A failure of the source (a file or an object gone) ends the reading
+ * with an error naming the archive, instead of going unheard on a piped stream.
+ */
+async function* gunzipped(member: AsyncIterable<Uint8Array>, file: string): AsyncIterable<Uint8Array> {
+  const gunzip = createGunzip({ chunkSize: READ_CHUNK_BYTES });
+  pipe(member, gunzip, () => {});
+  try {
+    yield* gunzip;
+  } catch (error) {
+    if (error instanceof GatewayError) throw error;
+    throw new GatewayError('INTERNAL_ERROR', `Could not read a document of the archive ${file}: ${(error as Error).message}`, { cause: error });
   }
 }
