@@ -168,6 +168,13 @@ describe.each(ENGINES)('retention of documents\' bytes on %s', (_engine, engine)
     assert.ok(!download.body.includes(PERSONS.anna) && download.body.includes('<SalaryAdjustment'), 'the download is the masked document');
     const response = await gateway.http!.inject({ method: 'GET', url: `/api/messages/${ids[0]}/response`, headers: STAFF });
     assert.match(response.body, /<Status>Accepted<\/Status>/);
+
+    // And what retention did, night by night.
+    const retention = await gateway.http!.inject({ url: '/console/retention', headers: { cookie: session.cookie } });
+    assert.equal(retention.statusCode, 200);
+    const night = new RegExp(`<tr><td>test-4</td>[\\s\\S]*?<span class="number">${masking.masked}</span></td><td>${masking.maskedFiles}</td>`);
+    assert.match(retention.body, night, 'the masking night with its figures');
+    assert.match(retention.body, /masked to the date of birth after 3650 days/);
   });
 
   test("the counterparties' archive day folders past the cutoff are removed, the newer kept", async () => {

@@ -17,6 +17,7 @@ import { registerMailAndNoticePages } from './mail-and-notices.page.ts';
 import { registerOverviewPage } from './overview.page.ts';
 import { registerReviewPages } from './reviews.page.ts';
 import { registerRunsPage } from './runs.page.ts';
+import { registerRetentionPage } from './retention.page.ts';
 import { registerSignCasePage } from './sign-case.page.ts';
 import { registerSignInRoutes } from './sign-in.routes.ts';
 import { registerTransferLeafletsPage } from './transfer-leaflets.page.ts';
@@ -82,6 +83,7 @@ export async function registerConsole(app: FastifyInstance, options: ConsoleOpti
     registerAuditPage(scope, options);
     registerCustodianReportsPage(scope, options);
     registerRunsPage(scope, options);
+    registerRetentionPage(scope, options);
     registerDeathBenefitPages(scope, options);
     registerInvoiceSpecificationPages(scope, options);
     registerMailAndNoticePages(scope, options);

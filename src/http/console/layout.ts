@@ -34,6 +34,7 @@ export function page(title: string, staff: StaffIdentity | null, body: Html): st
     <a href="/console/application-notices">Application notices</a>
     <a href="/console/applications">Applications</a>
     <a href="/console/withdrawal-requests">Withdrawals</a>
+    <a href="/console/retention">Retention</a>
     <a href="/console/audit">Audit log</a>
     <a href="/admin/queues">Queues</a>
   </nav>
