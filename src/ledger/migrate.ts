@@ -47,6 +47,7 @@ import * as transferLeaflets from './migrations/0046-transfer-leaflets.ts';
 import * as custodianSwitches from './migrations/0047-custodian-switches.ts';
 import * as messageRetention from './migrations/0048-message-retention.ts';
 import * as archivedResponsesAndMasking from './migrations/0049-archived-responses-and-masking.ts';
+import * as documentKeysWithoutForeignKey from './migrations/0050-document-keys-without-foreign-key.ts';
 
 export interface Migration {
   readonly version: number;
@@ -104,6 +105,7 @@ export const MIGRATIONS: readonly Migration[] = [
   custodianSwitches,
   messageRetention,
   archivedResponsesAndMasking,
+  documentKeysWithoutForeignKey,
 ];
 
 /** Any fixed number: the advisory lock that lets only one process migrate at a time. */

@@ -6,15 +6,20 @@ import type { Sql } from '../database.ts';
  * transaction that applies the documents, read by the console's message browser.
  */
 
-/** Records the keys of applied documents (their typed documents), in one statement. */
+/**
+ * Records the keys of applied documents (their typed documents), in one statement. Each
+ * message's `seq` is looked up once, not once per key; the join is also what keeps a
+ * key from naming a message that does not exist (the table has no foreign key: migration 0050).
+ */
 export async function recordDocumentKeys(sql: Sql, documents: readonly { readonly messageId: string; readonly document: unknown }[]): Promise<void> {
   const rows = documents.flatMap(({ messageId, document }) => extractDocumentKeys(document).map((key) => ({ k: key.kind, v: key.value, m: messageId })));
   if (rows.length === 0) return;
   await sql.query(
     `INSERT INTO document_keys (kind, value, message_id, seq)
-     SELECT i.k, i.v, i.m, m.seq FROM json_to_recordset($1::json) AS i(k text, v text, m text) JOIN messages m ON m.id = i.m
+     SELECT i.k, i.v, i.m, m.seq FROM json_to_recordset($1::json) AS i(k text, v text, m text)
+       JOIN (SELECT id, seq FROM messages WHERE id = ANY($2::text[])) m ON m.id = i.m
      ON CONFLICT DO NOTHING`,
-    [JSON.stringify(rows)],
+    [JSON.stringify(rows), [...new Set(rows.map((row) => row.m))]],
   );
 }
 
