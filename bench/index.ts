@@ -8,6 +8,7 @@
  *   holdings-file      one custodian's Holdings of 1,000,000 positions, drop to acknowledgement (issue: custodian reporting)
  *   rest               GET /InsuranceApplication/{id} at 100 connections against a bare Fastify + pg lookup (issue: the advisor API)
  *   xml-readers        the XML gate (saxes) against fast-xml-parser doing its job, per ~2 KB document and on hostile input
+ *   document-keys      what writing a plan document's search keys costs its apply transaction in PostgreSQL (issue 33)
  *   search             the staff console's search by personnummer and agreement, and its overview, on 1,000,000 messages (issue 17)
  *   ssek-signatures    an SSEK request's WS-Security check: CPU per step, and the event loop with 20 checked at once here or on its thread (issue 28)
  *   log-masking        what masking personal numbers, tokens and accounts costs a log line (issue 27)
@@ -25,6 +26,7 @@ const BENCHMARKS: Record<string, string> = {
   'holdings-file': 'holdings-file.ts',
   'xml-readers': 'xml-readers.ts',
   rest: 'rest.ts',
+  'document-keys': 'document-keys.ts',
   search: 'search.ts',
   'ssek-signatures': 'ssek-signatures.ts',
   'log-masking': 'log-masking.ts',
