@@ -41,8 +41,6 @@ export const MESSAGE_RETENTION_JOB = 'message-retention';
 export const MESSAGE_RETENTION_PATTERNS = ['15 3 * * *'] as const;
 /** Messages per archive file and per UPDATE. */
 const BATCH = 2000;
-/** Members read back at once while a file is masked (a ranged read each). */
-const READS_AT_ONCE = 16;
 const DAY_MS = 86_400_000;
 const FINISHED = new Set(['applied', 'rejected', 'duplicate']);
 
@@ -231,7 +229,8 @@ async function maskArchiveFiles(sql: Sql, deps: Pick<MessageRetentionDeps, 'stor
       ...(row.raw_location ? [{ key: row.id, location: row.raw_location }] : []),
       ...(row.body_location ? [{ key: responseMember(row.id), location: row.body_location }] : []),
     ]);
-    const members = await mapAtMost(wanted, READS_AT_ONCE, async ({ key, location }) => ({ messageId: key, bytes: maskBytes(await bytesOf(deps.store.read(location))) }));
+    const read = await deps.store.readMembers(wanted.map(({ location }) => location));
+    const members = wanted.map(({ key }, index) => ({ messageId: key, bytes: maskBytes(read[index]!) }));
     if (members.length > 0) {
       const locations = await deps.store.archive(`${period}-masked-${file.first_seq}`, members);
       await moveLocations(sql, rows.filter((row) => row.raw_location).map((row) => row.id), rows.filter((row) => row.body_location).map((row) => row.id), locations);
@@ -266,26 +265,6 @@ export async function removeReplacedArchives(store: DocumentStore, files: readon
     }
   }
   if (removed > 0) log.info({ files: removed }, 'archive files replaced by masked copies removed');
-}
-
-async function bytesOf(chunks: AsyncIterable<Uint8Array>): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const chunk of chunks) parts.push(Buffer.from(chunk));
-  return Buffer.concat(parts);
-}
-
-/** `work` on every item, at most `width` at a time, results in the items' order. */
-async function mapAtMost<T, R>(items: readonly T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
-  return results;
 }
 
 /** Removes the counterparties' `archive/<day>` folders of days before `beforeDay`. */

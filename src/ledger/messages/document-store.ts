@@ -4,7 +4,7 @@ import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable, Transform, pipeline as pipe } from 'node:stream';
-import { createGunzip, gzipSync } from 'node:zlib';
+import { createGunzip, gunzipSync, gzipSync } from 'node:zlib';
 import { GatewayError } from '../../core/gateway-error.ts';
 import type { ArchiveBucket } from './archive-bucket.ts';
 
@@ -130,6 +130,39 @@ export class DocumentStore {
   }
 
   /**
+   * Several documents of one archive file, read with one read of the file's span that
+   * holds them (one ranged GET in the archive bucket) instead of one read each: how a
+   * whole file is read back to be written again (retention's masking). A span over
+   * MAX_SPAN_BYTES is read member by member instead.
+   */
+  async readMembers(locations: readonly string[]): Promise<Buffer[]> {
+    const members = locations.map((location) => {
+      const member = ARCHIVE_MEMBER.exec(location);
+      if (!member) throw new GatewayError('INTERNAL_ERROR', `${location} is not a document of an archive file.`);
+      const [, file, inBucket, key, offset, length] = member;
+      return { location, file: file!, inBucket: inBucket !== undefined, key: key!, start: Number(offset), length: Number(length) };
+    });
+    const [first] = members;
+    if (!first) return [];
+    if (members.some((member) => member.file !== first.file)) throw new GatewayError('INTERNAL_ERROR', `The documents asked for are not all of ${first.file}.`);
+    const from = Math.min(...members.map((member) => member.start));
+    const to = Math.max(...members.map((member) => member.start + member.length));
+    if (to - from > MAX_SPAN_BYTES) return Promise.all(members.map(async (member) => Buffer.concat(await chunksOf(this.read(member.location)))));
+    const source = first.inBucket
+      ? this.#archiveBucket(first.file).readRange(first.key, from, to - from)
+      : createReadStream(this.#inside(first.file), { start: from, end: to - 1, highWaterMark: 1 << 20 });
+    let span: Buffer;
+    try {
+      span = Buffer.concat(await chunksOf(source));
+    } catch (error) {
+      if (error instanceof GatewayError) throw error;
+      throw new GatewayError('INTERNAL_ERROR', `Could not read the archive ${first.file}: ${(error as Error).message}`, { cause: error });
+    }
+    if (span.byteLength !== to - from) throw new GatewayError('INTERNAL_ERROR', `The archive ${first.file} is shorter than its documents' locations.`);
+    return members.map((member) => gunzipSync(span.subarray(member.start - from, member.start - from + member.length)));
+  }
+
+  /**
    * The archive file a location is a member of (`archive/<name>.gz`, or
    * `s3:archive/<name>.gz` in the archive bucket), or undefined for a document's own file.
    */
@@ -188,6 +221,15 @@ export class DocumentStore {
     if (!path.startsWith(this.#root + sep)) throw new GatewayError('INTERNAL_ERROR', `Document location ${location} is outside the store.`);
     return path;
   }
+}
+
+/** The most of an archive file `readMembers` reads at once. */
+const MAX_SPAN_BYTES = 64 * 1024 * 1024;
+
+async function chunksOf(source: AsyncIterable<Uint8Array>): Promise<Buffer[]> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of source) chunks.push(Buffer.from(chunk));
+  return chunks;
 }
 
 /**
