@@ -87,8 +87,12 @@ describe('metrics', () => {
       const { rows } = await gateway.deps.db.query<{ made: number; pending: number }>(`SELECT count(*)::int AS made, count(*) FILTER (WHERE delivered_at IS NULL)::int AS pending FROM outgoing_documents WHERE counterparty_id = 'demo-employer'`);
       return rows[0]!.made > 0 && rows[0]!.pending === 0;
     }, 'the invoice specifications delivered');
-    await rm(outbox, { recursive: true });
-    await writeFile(outbox, 'not a folder'); // every delivery fails
+    // Every delivery fails once a file stands where the folder was. A delivery still under
+    // way may make the folder again between the removal and the write: then again.
+    await waitFor(async () => {
+      await rm(outbox, { recursive: true, force: true });
+      return writeFile(outbox, 'not a folder', { flag: 'wx' }).then(() => true, () => false);
+    }, 'a file in place of the outbox');
     try {
       await dropFile(gateway.inbox('demo-employer'), 'metrics-undeliverable.xml', salaryAdjustment({ messageId: 'MET-3' }, [{ pin: PERSONS.cecilia, date: '2026-12-02', salary: '562000.00' }]));
       await waitFor(async () => (await gateway.deps.db.query(`SELECT 1 FROM messages WHERE external_id = 'metrics-undeliverable.xml' AND status = 'dead'`)).rows.length === 1, 'the dead message');

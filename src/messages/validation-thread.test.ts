@@ -86,10 +86,12 @@ test('a document over the time budget ends the thread and is answered overBudget
   const items = Array.from({ length: 87_000 }, (_, index) => item.replace(/<ItemId>[^<]*</, `<ItemId>I-${index}<`)).join('\n');
   const slow = valid.slice(0, valid.indexOf(item)) + items + valid.slice(valid.lastIndexOf('</Item>') + '</Item>'.length);
 
-  const started = Date.now();
+  // The slow document is valid: left to finish it would be answered `errors: []`. Its
+  // overBudgetMs verdict is what shows the thread was ended at the budget. (No wall-clock
+  // bound: the new thread's start-up, which the third document waits for, took up to 8 s
+  // on a loaded 2-core machine.)
   const verdicts = await validator.validateDocuments([valid, slow, valid], 'SalaryAdjustment');
   expect(verdicts).toStrictEqual([{ errors: [] }, { overBudgetMs: 150 }, { errors: [] }]);
-  assert.ok(Date.now() - started < 5_000, `answered in ${Date.now() - started} ms`);
   // The thread started in its place validates.
   expect(await validator.validateDocuments([valid], 'SalaryAdjustment')).toStrictEqual([{ errors: [] }]);
 
